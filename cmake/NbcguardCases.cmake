@@ -1,0 +1,50 @@
+# Tests from case files, discovered when ctest runs (like
+# gtest_discover_tests with DISCOVERY_MODE PRE_TEST): adding a YAML file
+# under cases/ adds tests with no CMake edit and no rebuild.
+
+# What the driver needs to launch the harness, in one file next to it. The
+# launcher follows FindMPI: MPIEXEC_EXECUTABLE, MPIEXEC_NUMPROC_FLAG,
+# MPIEXEC_PREFLAGS, MPIEXEC_POSTFLAGS (a site sets them in its preset).
+set(_cfg "${CMAKE_BINARY_DIR}/nbcguard-config.json")
+function(_nbcguard_json_list out)
+  set(items "")
+  foreach(x IN LISTS ARGN)
+    string(REPLACE "\\" "\\\\" x "${x}")
+    string(REPLACE "\"" "\\\"" x "${x}")
+    list(APPEND items "\"${x}\"")
+  endforeach()
+  list(JOIN items ", " joined)
+  set(${out} "[${joined}]" PARENT_SCOPE)
+endfunction()
+_nbcguard_json_list(_pre ${MPIEXEC_PREFLAGS})
+_nbcguard_json_list(_post ${MPIEXEC_POSTFLAGS})
+file(GENERATE OUTPUT "${_cfg}" CONTENT "{
+  \"implementation\": \"${NBCGUARD_MPI_IMPL_DETECTED}\",
+  \"mpiexec\": \"${MPIEXEC_EXECUTABLE}\",
+  \"numproc_flag\": \"${MPIEXEC_NUMPROC_FLAG}\",
+  \"preflags\": ${_pre},
+  \"postflags\": ${_post},
+  \"harness\": \"$<TARGET_FILE:nbcguard-harness>\",
+  \"compute\": \"$<TARGET_FILE:nbcguard-compute>\",
+  \"cases_dir\": \"${PROJECT_SOURCE_DIR}/cases\",
+  \"thresholds_dir\": \"${PROJECT_SOURCE_DIR}/thresholds\",
+  \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\"
+}
+")
+
+set(_include "${CMAKE_BINARY_DIR}/nbcguard_cases_include.cmake")
+file(GENERATE OUTPUT "${_include}" CONTENT "
+set(_driver \"$<TARGET_FILE:nbcguard>\")
+if(NOT EXISTS \"\${_driver}\")
+  add_test(nbcguard_cases_NOT_BUILT nbcguard_cases_NOT_BUILT)
+else()
+  execute_process(COMMAND \"\${_driver}\" list --config \"${_cfg}\" --format ctest
+                  OUTPUT_VARIABLE _out ERROR_VARIABLE _err RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR \"nbcguard list failed (exit \${_rc}):\\n\${_err}\${_out}\")
+  endif()
+  file(WRITE \"${CMAKE_BINARY_DIR}/nbcguard_cases_tests.cmake\" \"\${_out}\")
+  include(\"${CMAKE_BINARY_DIR}/nbcguard_cases_tests.cmake\")
+endif()
+")
+set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_include}")

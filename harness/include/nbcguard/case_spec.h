@@ -1,0 +1,36 @@
+// A case file (cases/*.yaml): what to measure. Parsed and validated into an
+// immutable CaseSpec; every problem is reported with file:line:column.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nbcguard/deployment.h"
+#include "nbcguard/spec_error.h"
+
+namespace nbcguard {
+
+struct CaseSpec {
+  std::string file;        // path it was read from
+  std::string name;        // [a-z0-9_-]+, used in test names and labels
+  std::string collective;  // one of CollectiveNames()
+  std::vector<int> nodes;  // MPI process counts, each >= 2, unique
+  int threads = 0;         // OpenMP threads per process; 0 = auto
+  std::vector<Deployment> deployments;  // unique, non-empty
+  std::vector<double> comm_times;  // target communication times, seconds, ascending, unique
+  std::vector<double> comp_times;  // target computation times, seconds, ascending, unique
+  int repetitions = 15;            // samples per grid point, >= 3
+  std::vector<std::string> labels; // extra CTest labels (quick, nightly, ...)
+  double timeout = 600;            // seconds for one test (case x nodes x deployment)
+};
+
+// Reads and validates a case file.
+Parsed<CaseSpec> LoadCaseSpec(const std::string& path);
+// Same, from text; `file` is used in error locations.
+Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& file);
+
+// Every key of the case file format (name, type, default, meaning), from the
+// tables the parser uses; nested keys are dotted ("grid.comm.factor").
+std::vector<SchemaKey> CaseSpecSchema();
+
+}  // namespace nbcguard

@@ -1,0 +1,72 @@
+// A threshold file (thresholds/<implementation>.yaml): what is acceptable for
+// one MPI library. Rules match tests by deployment, collective, node count and
+// label, and grid points by region; each sets limits on ratios.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nbcguard/deployment.h"
+#include "nbcguard/library_version.h"
+#include "nbcguard/metrics.h"
+#include "nbcguard/spec_error.h"
+
+namespace nbcguard {
+
+struct Limit {
+  Metric metric = Metric::kOverhead;
+  std::optional<double> min;
+  std::optional<double> max;
+};
+
+// Which tests a rule applies to. An empty list matches anything.
+struct RuleMatch {
+  std::vector<Deployment> deployments;
+  std::vector<std::string> collectives;
+  std::vector<int> nodes;
+  std::vector<std::string> labels;  // matches when the test has ANY of these labels
+};
+
+// Which grid points of a matching test a rule checks, on TARGET times (so
+// the region is the same from run to run). Unset bounds are open.
+struct Region {
+  std::optional<double> comp_over_comm_min;  // target comp / target comm >= this
+  std::optional<double> comp_over_comm_max;  // ... <= this
+  std::optional<double> comm_min, comm_max;  // target comm time, seconds
+  std::optional<double> comp_min, comp_max;  // target comp time, seconds
+  bool Contains(double comm_target, double comp_target) const;
+};
+
+struct Rule {
+  std::string name;        // required, unique in the file; named in failures
+  SourceLocation where;    // where the rule starts in the file
+  std::string source;      // required: where the numbers come from (measurement, paper)
+  RuleMatch match;
+  Region region;
+  std::vector<Limit> limits;  // non-empty
+};
+
+struct ThresholdSpec {
+  std::string file;
+  std::string implementation;  // "openmpi", "mpich" (as LibraryId::implementation)
+  VersionRange versions;       // e.g. ">=4.0 <5"
+  std::vector<Rule> rules;
+};
+
+Parsed<ThresholdSpec> LoadThresholdSpec(const std::string& path);
+Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std::string& file);
+
+// Every key of the threshold file format (name, type, default, meaning),
+// from the tables the parser uses; nested keys are dotted
+// ("rules[].region.comm.min").
+std::vector<SchemaKey> ThresholdSpecSchema();
+
+// Among `specs`, the one whose implementation and version range match the
+// running library. nullptr when none (the caller reports that as an error,
+// never as a pass); if several match, the first (callers pass them sorted by
+// file name).
+const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs,
+                                      const LibraryId& library);
+
+}  // namespace nbcguard

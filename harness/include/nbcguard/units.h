@@ -1,0 +1,32 @@
+// Durations with units ("500us", "1ms", "2s") and geometric time grids.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nbcguard {
+
+// Parses a positive duration: a number followed by one of the units
+// ns, us, ms, s (e.g. "500us", "1.5ms", "2s", "1e3us"). Returns seconds, or
+// nullopt with *error set to a message that says what is allowed.
+// Zero, negative, non-finite values and missing/unknown units are errors.
+std::optional<double> ParseDuration(const std::string& text, std::string* error);
+
+// Short human form with the largest unit that keeps the number >= 1:
+// 0.001 -> "1ms", 0.0005 -> "500us", 1.5 -> "1.5s". At most 3 significant
+// digits. Zero is "0s"; negative values get a leading '-'; NaN is "nan".
+std::string FormatDuration(double seconds);
+
+// from, from*factor, from*factor^2, ... while <= to (with a 1e-9 relative
+// slack so 1ms..64ms by 4 includes 64ms). Requires from > 0, to >= from,
+// factor > 1; otherwise returns an empty vector.
+std::vector<double> GeometricRange(double from, double to, double factor);
+
+// How many values GeometricRange(from, to, factor) returns, without building
+// them (so callers can refuse huge grids first). 0 when the arguments are
+// invalid.
+std::size_t GeometricRangeSize(double from, double to, double factor);
+
+}  // namespace nbcguard

@@ -1,0 +1,68 @@
+// Threshold rules applied to point results: pass/fail with the rule, point,
+// measured value (with spread), limit and diagnosis. Pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nbcguard/deployment.h"
+#include "nbcguard/point_result.h"
+#include "nbcguard/threshold_spec.h"
+
+namespace nbcguard {
+
+// What identifies a test for rule matching.
+struct TestContext {
+  std::string collective;
+  int nodes = 0;
+  Deployment deployment = Deployment::kBasic;
+  std::vector<std::string> labels;
+};
+
+bool RuleApplies(const Rule& rule, const TestContext& test);
+
+struct Finding {
+  std::string rule;  // rule name
+  SourceLocation rule_where;
+  double comm_target = 0, comp_target = 0;
+  Metric metric = Metric::kOverhead;
+  Spread measured;  // the ratio at that point
+  double limit = 0;
+  bool is_max = true;  // limit was a max (else a min)
+  Diagnosis diagnosis = Diagnosis::kInvalid;
+  // True when the whole confidence interval is past the limit (a failure);
+  // false when only the median is (reported within noise). Message() says so.
+  bool beyond_noise = true;
+  // "rule 'x' (file:line) at comm=4ms comp=1ms: r_overhead = 1.42 [1.31, 1.55]
+  //  > max 1.30 -- no-progression: ..."
+  // Ratios with 3 significant digits; within noise adds " (within noise)"
+  // after the limit. "(file:line)" is omitted when the rule has no location.
+  std::string Message() const;
+};
+
+struct Verdict {
+  bool pass = false;
+  int rules_applied = 0;
+  int points_checked = 0;  // (point, rule) pairs evaluated
+  // Exceeded beyond noise: the whole confidence interval is past the limit.
+  std::vector<Finding> failures;
+  // Median past the limit but the interval reaches back inside it: reported, not failed.
+  std::vector<Finding> within_noise;
+  // Invalid points inside a rule's region: the test cannot pass with them.
+  std::vector<std::string> invalid;
+  std::string Summary() const;  // one line: PASS/FAIL and counts
+};
+
+// Applies every rule that matches `test` to every point in its region.
+// Fails when any failure or invalid point exists, or when no rule applied
+// (nothing checked is not a pass).
+// An invalid point (valid == false), or a valid point whose median of a
+// limited metric is NaN, inside a rule's region adds one line to `invalid`
+// per (point, rule): "comm=4ms comp=1ms: INVALID (reason) [rule 'x']".
+// points_checked counts the (point, rule) pairs of valid points in the
+// region; a rule whose region holds no point at all checks nothing, and
+// when no pair is checked the verdict fails.
+Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test,
+                 const std::vector<Rule>& rules);
+
+}  // namespace nbcguard

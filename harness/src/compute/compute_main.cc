@@ -1,0 +1,60 @@
+// nbcguard-compute: the harness's computation alone, in a process that never
+// loads MPI: the t_comp_ref_without_mpi of r_mpi_impact. The driver starts it
+// through the same launcher as the harness (so placement and load match) and
+// reads one JSON file per process.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+#include "gemm.h"
+
+namespace {
+
+// The launcher's rank variables: the process never calls MPI.
+std::string ProcessIndex() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+    if (const char* s = std::getenv(v)) return s;
+  }
+  return "pid" + std::to_string(getpid());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"nbcguard-compute: the OpenMP GEMM computation without MPI"};
+  int threads = 1;
+  std::vector<int> sizes;
+  int repetitions = 15;
+  std::string out_dir;
+  app.add_option("--threads", threads, "OpenMP threads (one per core)")->required()->check(CLI::PositiveNumber);
+  app.add_option("--sizes", sizes, "matrix sizes, one per computation time")->required()->delimiter(',')->check(CLI::PositiveNumber);
+  app.add_option("--repetitions", repetitions, "runs per size")->check(CLI::PositiveNumber);
+  app.add_option("--out-dir", out_dir, "write compute.<rank>.json here")->required();
+  CLI11_PARSE(app, argc, argv);
+
+  nbcguard::ComputeTeam team(threads);
+  nlohmann::json out;
+  out["threads"] = threads;
+  out["process"] = ProcessIndex();
+  out["results"] = nlohmann::json::array();
+  for (int n : sizes) {
+    team.Prepare(n);
+    team.Run();  // warm-up, not recorded (the harness does the same)
+    std::vector<double> times;
+    for (int r = 0; r < repetitions; ++r) times.push_back(team.Run().wall);
+    out["results"].push_back({{"n", n}, {"times", times}});
+  }
+  const std::string path = out_dir + "/compute." + out["process"].get<std::string>() + ".json";
+  std::ofstream f(path);
+  f << out.dump() << "\n";
+  if (!f) {
+    std::cerr << "nbcguard-compute: cannot write " << path << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,48 @@
+#include "nbcguard/deployment.h"
+
+#include <array>
+#include <utility>
+
+namespace nbcguard {
+namespace {
+
+constexpr std::array<std::pair<Deployment, const char*>, 3> kDeployments = {{
+    {Deployment::kBasic, "basic"},
+    {Deployment::kProgress, "progress"},
+    {Deployment::kDedicated, "dedicated"},
+}};
+
+}  // namespace
+
+const char* ToString(Deployment d) {
+  for (const auto& [value, name] : kDeployments) {
+    if (value == d) return name;
+  }
+  return "unknown";
+}
+
+std::optional<Deployment> ParseDeployment(const std::string& name) {
+  for (const auto& [value, text] : kDeployments) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string>& DeploymentNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& entry : kDeployments) out.emplace_back(entry.second);
+    return out;
+  }();
+  return names;
+}
+
+const std::vector<std::string>& CollectiveNames() {
+  static const std::vector<std::string> names = {
+      "ibcast",    "ireduce", "iallreduce", "iallgather", "ialltoall", "igather",
+      "iscatter",  "ireduce_scatter_block", "iscan",      "iexscan",   "ibarrier",
+  };
+  return names;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,67 @@
+// The four ratios of the BenchNBC paper (METHOD.md section 3).
+#include "nbcguard/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace nbcguard {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A measured time usable as a denominator: finite and strictly positive.
+bool UsableDenominator(double t) { return std::isfinite(t) && t > 0; }
+
+// Never return inf: a non-finite numerator or result becomes NaN.
+double Finite(double x) { return std::isfinite(x) ? x : kNaN; }
+
+}  // namespace
+
+const char* MetricName(Metric m) {
+  switch (m) {
+    case Metric::kOverhead:
+      return "r_overhead";
+    case Metric::kComm:
+      return "r_comm";
+    case Metric::kCompSlowdown:
+      return "r_comp_slowdown";
+    case Metric::kMpiImpact:
+      return "r_mpi_impact";
+  }
+  return "unknown";
+}
+
+std::optional<Metric> ParseMetric(const std::string& name) {
+  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact}) {
+    if (name == MetricName(m)) return m;
+  }
+  return std::nullopt;
+}
+
+double OverheadRatio(double t_measured, double t_comp_ref, double t_comm_ref) {
+  if (!UsableDenominator(t_comp_ref) || !UsableDenominator(t_comm_ref)) return kNaN;
+  if (!std::isfinite(t_measured)) return kNaN;
+  const double longest = std::max(t_comp_ref, t_comm_ref);
+  const double shortest = std::min(t_comp_ref, t_comm_ref);
+  return Finite((t_measured - longest) / shortest);
+}
+
+double MpiImpactRatio(double t_comp_passive_mpi, double t_comp_no_mpi) {
+  if (!UsableDenominator(t_comp_no_mpi) || !std::isfinite(t_comp_passive_mpi)) return kNaN;
+  return Finite(t_comp_passive_mpi / t_comp_no_mpi);
+}
+
+double CompSlowdownRatio(double t_comp, double t_comp_ref) {
+  if (!UsableDenominator(t_comp_ref) || !std::isfinite(t_comp)) return kNaN;
+  return Finite(t_comp / t_comp_ref);
+}
+
+double CommRatio(double t_call, double t_wait, double t_comm_ref) {
+  if (!UsableDenominator(t_comm_ref) || !std::isfinite(t_call) || !std::isfinite(t_wait)) {
+    return kNaN;
+  }
+  return Finite((t_call + t_wait) / t_comm_ref);
+}
+
+}  // namespace nbcguard

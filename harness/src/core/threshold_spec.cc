@@ -1,0 +1,375 @@
+#include "nbcguard/threshold_spec.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "yaml_schema.h"
+
+namespace nbcguard {
+namespace {
+
+using yaml_schema::Field;
+using yaml_schema::Need;
+using yaml_schema::Value;
+
+constexpr double kRegionSlack = 1e-9;  // relative, so a grid point on a bound is inside
+constexpr std::array<Metric, 4> kMetrics = {Metric::kOverhead, Metric::kComm,
+                                            Metric::kCompSlowdown, Metric::kMpiImpact};
+
+std::vector<std::string> MetricNames() {
+  std::vector<std::string> out;
+  for (Metric m : kMetrics) out.emplace_back(MetricName(m));
+  return out;
+}
+
+std::string FormatNumber(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+// ---------------------------------------------------------------- bounds
+
+struct Bounds {
+  std::optional<double> min, max;
+};
+
+void ParseTimeBound(const Value& v, std::optional<double>& out) {
+  out = yaml_schema::ReadDuration(v, v.node);
+}
+
+void ParseNumberBound(const Value& v, std::optional<double>& out) {
+  out = yaml_schema::ScalarNumber(v.node);
+  if (!out) v.Expected();
+}
+
+const std::vector<Field<Bounds>>& TimeBoundFields() {
+  static const std::vector<Field<Bounds>> fields = {
+      {"min", "a duration with a unit, e.g. 1ms", Need::kOptional, nullptr,
+       "smallest target time in the region (inclusive)",
+       [](const Value& v, Bounds& b) { ParseTimeBound(v, b.min); }},
+      {"max", "a duration with a unit, e.g. 64ms", Need::kOptional, nullptr,
+       "largest target time in the region (inclusive)",
+       [](const Value& v, Bounds& b) { ParseTimeBound(v, b.max); }},
+  };
+  return fields;
+}
+
+const std::vector<Field<Bounds>>& LimitBoundFields() {
+  static const std::vector<Field<Bounds>> fields = {
+      {"max", "a number, e.g. 1.3", Need::kOptional, nullptr,
+       "fails when the ratio is above this beyond noise",
+       [](const Value& v, Bounds& b) { ParseNumberBound(v, b.max); }},
+      {"min", "a number, e.g. 0.5", Need::kOptional, nullptr,
+       "fails when the ratio is below this beyond noise",
+       [](const Value& v, Bounds& b) { ParseNumberBound(v, b.min); }},
+  };
+  return fields;
+}
+
+// A {min, max} mapping with at least one bound and min <= max.
+std::optional<Bounds> ReadBounds(const Value& v, const std::vector<Field<Bounds>>& fields,
+                                 std::string (*format)(double)) {
+  Bounds b;
+  std::size_t before = v.errors.size();
+  if (!yaml_schema::ParseFields(v.node, v.path, fields, v.errors, b)) return std::nullopt;
+  if (v.errors.size() != before) return std::nullopt;
+  if (!b.min && !b.max) {
+    v.Fail(v.node, "no bound given; expected " + v.type);
+    return std::nullopt;
+  }
+  if (b.min && b.max && *b.max < *b.min) {
+    v.Fail(v.node["max"], "max (" + format(*b.max) + ") is below min (" + format(*b.min) +
+                              "); expected min <= max");
+    return std::nullopt;
+  }
+  return b;
+}
+
+// ---------------------------------------------------------------- match
+
+const std::vector<Field<RuleMatch>>& MatchFields() {
+  static const std::vector<Field<RuleMatch>> fields = {
+      {"deployment", yaml_schema::DeploymentType(), Need::kOptional, nullptr,
+       "deployments the rule applies to (absent: all)",
+       [](const Value& v, RuleMatch& m) {
+         if (auto d = yaml_schema::ReadDeployments(v)) m.deployments = *d;
+       }},
+      {"collective", yaml_schema::CollectiveType(), Need::kOptional, nullptr,
+       "collectives the rule applies to (absent: all)",
+       [](const Value& v, RuleMatch& m) {
+         if (auto c = yaml_schema::ReadCollectives(v)) m.collectives = *c;
+       }},
+      {"nodes", yaml_schema::ProcessCountType(), Need::kOptional, nullptr,
+       "process counts the rule applies to (absent: all)",
+       [](const Value& v, RuleMatch& m) {
+         if (auto n = yaml_schema::ReadProcessCounts(v)) m.nodes = *n;
+       }},
+      {"labels", "a label or a list of labels of lowercase letters, digits, '_' and '-'",
+       Need::kOptional, nullptr, "applies to tests with any of these labels (absent: all)",
+       [](const Value& v, RuleMatch& m) {
+         if (auto l = yaml_schema::ReadLabels(v, true)) m.labels = *l;
+       }},
+  };
+  return fields;
+}
+
+// ---------------------------------------------------------------- region
+
+const char* const kTimeBoundsType = "a mapping with min, max or both, e.g. {min: 1ms, max: 64ms}";
+
+void ParseRatioBand(const Value& v, Region& r) {
+  if (!v.node.IsSequence() || v.node.size() != 2) {
+    v.Expected();
+    return;
+  }
+  std::optional<double> lo = yaml_schema::ScalarNumber(v.node[0]);
+  std::optional<double> hi = yaml_schema::ScalarNumber(v.node[1]);
+  if (!lo || !hi || !(*lo > 0) || *hi < *lo) {
+    v.Expected();
+    return;
+  }
+  r.comp_over_comm_min = lo;
+  r.comp_over_comm_max = hi;
+}
+
+void ParseTimeBounds(const Value& v, std::optional<double>& min, std::optional<double>& max) {
+  if (auto b = ReadBounds(v, TimeBoundFields(), FormatDuration)) {
+    min = b->min;
+    max = b->max;
+  }
+}
+
+const std::vector<Field<Region>>& RegionFields() {
+  static const std::vector<Field<Region>> fields = {
+      {"comp_over_comm", "a pair [lo, hi] of numbers with 0 < lo <= hi, e.g. [0.25, 4]",
+       Need::kOptional, nullptr, "grid points whose target comp / target comm is in [lo, hi]",
+       ParseRatioBand},
+      {"comm", kTimeBoundsType, Need::kOptional, nullptr,
+       "grid points whose target communication time is in [min, max]",
+       [](const Value& v, Region& r) { ParseTimeBounds(v, r.comm_min, r.comm_max); }},
+      {"comp", kTimeBoundsType, Need::kOptional, nullptr,
+       "grid points whose target computation time is in [min, max]",
+       [](const Value& v, Region& r) { ParseTimeBounds(v, r.comp_min, r.comp_max); }},
+  };
+  return fields;
+}
+
+// ---------------------------------------------------------------- rules
+
+const char* const kLimitType = "a mapping with max, min or both, e.g. {max: 1.3}";
+
+void ParseLimit(const YAML::Node& key, const YAML::Node& value, const Value& v, Rule& rule) {
+  const std::string name = key.IsScalar() ? key.Scalar() : yaml_schema::Describe(key);
+  const std::vector<std::string> names = MetricNames();
+  std::optional<Metric> metric = key.IsScalar() ? ParseMetric(name) : std::nullopt;
+  if (!metric) {
+    v.Fail(key, "unknown metric " + yaml_schema::Quote(name) + yaml_schema::DidYouMean(name, names) +
+                    "; allowed metrics: " + yaml_schema::Join(names));
+    return;
+  }
+  for (const Limit& l : rule.limits) {
+    if (l.metric == *metric) {
+      v.Fail(key, "metric " + yaml_schema::Quote(name) + " given twice; give each metric once");
+      return;
+    }
+  }
+  const std::string path = yaml_schema::Child(v.path, name);
+  const std::string type = kLimitType;
+  if (value.IsNull()) {
+    v.errors.Add(key, path + ": no value; expected " + type);
+    return;
+  }
+  if (auto b = ReadBounds(Value{value, path, type, v.errors}, LimitBoundFields(), FormatNumber)) {
+    rule.limits.push_back({*metric, b->min, b->max});
+  }
+}
+
+void ParseLimits(const Value& v, Rule& rule) {
+  if (!v.node.IsMap() || v.node.size() == 0) {
+    v.Expected();
+    return;
+  }
+  for (auto it = v.node.begin(); it != v.node.end(); ++it) ParseLimit(it->first, it->second, v, rule);
+}
+
+void ParseText(const Value& v, std::string& out) {
+  std::optional<std::string> s = yaml_schema::ScalarText(v.node);
+  if (s && !s->empty()) {
+    out = *s;
+  } else {
+    v.Expected();
+  }
+}
+
+const std::vector<Field<Rule>>& RuleFields() {
+  static const std::vector<Field<Rule>> fields = {
+      {"name", "a non-empty string, unique in the file", Need::kRequired, nullptr,
+       "names the rule in failures", [](const Value& v, Rule& r) { ParseText(v, r.name); }},
+      {"source", "a non-empty string, e.g. \"measured on cluster X, 2024-05\"", Need::kRequired,
+       nullptr, "where the numbers come from (a measurement, a paper)",
+       [](const Value& v, Rule& r) { ParseText(v, r.source); }},
+      {"match",
+       "a mapping with any of the keys deployment, collective, nodes, labels, e.g. "
+       "{deployment: progress}",
+       Need::kOptional, nullptr, "which tests the rule applies to (absent: all)",
+       [](const Value& v, Rule& r) {
+         yaml_schema::ParseFields(v.node, v.path, MatchFields(), v.errors, r.match);
+       }},
+      {"region",
+       "a mapping with any of the keys comp_over_comm, comm, comp, e.g. "
+       "{comp_over_comm: [0.25, 4]}",
+       Need::kOptional, nullptr, "which grid points of a matching test are checked (absent: all)",
+       [](const Value& v, Rule& r) {
+         yaml_schema::ParseFields(v.node, v.path, RegionFields(), v.errors, r.region);
+       }},
+      {"limits",
+       "a non-empty mapping from metric (" + yaml_schema::Join(MetricNames()) + ") to " +
+           kLimitType,
+       Need::kRequired, nullptr, "bounds on the ratios at every checked grid point", ParseLimits},
+  };
+  return fields;
+}
+
+// The rule of element `index`; its name must not repeat an earlier rule's.
+Rule ParseRule(const YAML::Node& node, std::size_t index, const std::vector<Rule>& earlier,
+               yaml_schema::Errors& errors) {
+  Rule rule;
+  // Point at the rule's first key: yaml-cpp marks a block mapping inside a
+  // sequence at the space after the dash.
+  const YAML::Mark mark = node.IsMap() && node.begin() != node.end() ? node.begin()->first.Mark() : node.Mark();
+  rule.where = yaml_schema::Where(errors.file(), mark);
+  const std::string path = "rules[" + std::to_string(index) + "]";
+  if (!yaml_schema::ParseFields(node, path, RuleFields(), errors, rule)) return rule;
+  for (const Rule& other : earlier) {
+    if (!rule.name.empty() && other.name == rule.name) {
+      errors.Add(node["name"], path + ".name: " + yaml_schema::Quote(rule.name) +
+                                   " is already the name of the rule at line " +
+                                   std::to_string(other.where.line) + "; rule names must be unique");
+      break;
+    }
+  }
+  return rule;
+}
+
+void ParseRules(const Value& v, ThresholdSpec& spec) {
+  if (!v.node.IsSequence() || v.node.size() == 0) {
+    v.Expected();
+    return;
+  }
+  std::size_t index = 0;
+  for (const auto& item : v.node) spec.rules.push_back(ParseRule(item, index++, spec.rules, v.errors));
+}
+
+void ParseImplementation(const Value& v, ThresholdSpec& spec) {
+  std::optional<std::string> name = yaml_schema::ReadIdentifier(v.node);
+  if (name) {
+    spec.implementation = *name;
+  } else {
+    v.Expected();
+  }
+}
+
+void ParseVersions(const Value& v, ThresholdSpec& spec) {
+  std::optional<std::string> text = yaml_schema::ScalarText(v.node);
+  if (!text) {
+    v.Expected();
+    return;
+  }
+  std::string error;
+  if (auto range = VersionRange::Parse(*text, &error)) {
+    spec.versions = *range;
+  } else {
+    v.Fail(v.node, error);
+  }
+}
+
+const std::vector<Field<ThresholdSpec>>& ThresholdFields() {
+  static const std::vector<Field<ThresholdSpec>> fields = {
+      {"implementation",
+       "an implementation name as identified from MPI_Get_library_version: openmpi, mpich, "
+       "mvapich, intelmpi (lowercase letters, digits, '_' and '-')",
+       Need::kRequired, nullptr, "the MPI library these thresholds are for", ParseImplementation},
+      {"versions", "a quoted version range like \">=4.0 <5\", \"==4.1.4\" or \"*\"",
+       Need::kRequired, nullptr, "library versions these thresholds are for", ParseVersions},
+      {"rules",
+       "a non-empty list of rules, each a mapping with keys " +
+           yaml_schema::Join(yaml_schema::KeyNames(RuleFields())),
+       Need::kRequired, nullptr, "what is acceptable; every matching rule is checked", ParseRules},
+  };
+  return fields;
+}
+
+bool AtLeast(double x, const std::optional<double>& bound) {
+  return !bound || x >= *bound - kRegionSlack * std::fabs(*bound);
+}
+
+bool AtMost(double x, const std::optional<double>& bound) {
+  return !bound || x <= *bound + kRegionSlack * std::fabs(*bound);
+}
+
+}  // namespace
+
+bool Region::Contains(double comm_target, double comp_target) const {
+  if (!AtLeast(comm_target, comm_min) || !AtMost(comm_target, comm_max)) return false;
+  if (!AtLeast(comp_target, comp_min) || !AtMost(comp_target, comp_max)) return false;
+  if (comp_over_comm_min || comp_over_comm_max) {
+    double ratio = comp_target / comm_target;
+    if (std::isnan(ratio)) return false;
+    if (!AtLeast(ratio, comp_over_comm_min) || !AtMost(ratio, comp_over_comm_max)) return false;
+  }
+  return true;
+}
+
+Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std::string& file) {
+  yaml_schema::Errors errors(file);
+  ThresholdSpec spec;
+  spec.file = file;
+  try {
+    if (auto doc = yaml_schema::LoadDocument(yaml_text, "a threshold file", errors)) {
+      yaml_schema::ParseFields(*doc, "", ThresholdFields(), errors, spec);
+    }
+  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise must not crash the driver
+    errors.Add(e.mark, "cannot read the YAML: " + e.msg);
+  }
+  Parsed<ThresholdSpec> out;
+  out.errors = errors.Sorted();
+  if (out.errors.empty()) out.value = std::move(spec);
+  return out;
+}
+
+Parsed<ThresholdSpec> LoadThresholdSpec(const std::string& path) {
+  yaml_schema::Errors errors(path);
+  std::optional<std::string> text = yaml_schema::ReadFile(path, errors);
+  if (!text) {
+    Parsed<ThresholdSpec> out;
+    out.errors = errors.Sorted();
+    return out;
+  }
+  return ParseThresholdSpec(*text, path);
+}
+
+std::vector<SchemaKey> ThresholdSpecSchema() {
+  std::vector<SchemaKey> out;
+  yaml_schema::AppendDocs("", ThresholdFields(), out);
+  yaml_schema::AppendDocs("rules[].", RuleFields(), out);
+  yaml_schema::AppendDocs("rules[].match.", MatchFields(), out);
+  yaml_schema::AppendDocs("rules[].region.", RegionFields(), out);
+  yaml_schema::AppendDocs("rules[].region.<comm|comp>.", TimeBoundFields(), out);
+  yaml_schema::AppendDocs("rules[].limits.<metric>.", LimitBoundFields(), out);
+  return out;
+}
+
+const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs,
+                                      const LibraryId& library) {
+  for (const ThresholdSpec& spec : specs) {
+    if (spec.implementation == library.implementation && spec.versions.Contains(library.version)) {
+      return &spec;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,135 @@
+#include "nbcguard/units.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
+
+namespace nbcguard {
+namespace {
+
+constexpr double kRangeSlack = 1e-9;
+
+struct Unit {
+  std::string_view name;
+  double seconds;
+};
+
+// Largest first, so FormatDuration can pick the first that fits.
+constexpr std::array<Unit, 4> kUnits = {{{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}};
+
+std::string DurationError(const std::string& text) {
+  return "expected a positive duration with a unit (ns, us, ms, s), e.g. 500us, 4ms, 1s; got \"" +
+         text + "\"";
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Length of the longest prefix of `s` that is a decimal number:
+// [+-]? digits [. digits]? ([eE] [+-]? digits)?, at least one mantissa digit.
+std::size_t NumberLength(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    std::size_t start = i;
+    while (i < s.size() && IsDigit(s[i])) ++i;
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  std::size_t mantissa = digits();
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    mantissa += digits();
+  }
+  if (mantissa == 0) return 0;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    std::size_t mark = i++;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (digits() == 0) i = mark;  // "1e" + "s"? not an exponent
+  }
+  return i;
+}
+
+std::optional<double> UnitSeconds(std::string_view name) {
+  for (const Unit& u : kUnits) {
+    if (u.name == name) return u.seconds;
+  }
+  return std::nullopt;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::optional<double> ParseDuration(const std::string& text, std::string* error) {
+  auto fail = [&]() -> std::optional<double> {
+    if (error) *error = DurationError(text);
+    return std::nullopt;
+  };
+  std::string_view s = Trim(text);
+  std::size_t n = NumberLength(s);
+  if (n == 0) return fail();
+  std::string_view number = s.substr(0, n);
+  std::string_view unit = s.substr(n);
+  if (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  std::optional<double> scale = UnitSeconds(unit);
+  if (!scale) return fail();
+  if (number.front() == '+') number.remove_prefix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size()) return fail();
+  double seconds = value * *scale;
+  if (!std::isfinite(seconds) || !(seconds > 0)) return fail();
+  return seconds;
+}
+
+std::string FormatDuration(double seconds) {
+  if (std::isnan(seconds)) return "nan";
+  if (seconds < 0) return "-" + FormatDuration(-seconds);
+  if (seconds == 0) return "0s";
+  if (std::isinf(seconds)) return "inf";
+  // Round to 3 significant digits first, so 999.9us becomes 1ms, not 1e+03us.
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2e", seconds);
+  double rounded = std::strtod(buf, nullptr);
+  Unit unit = kUnits.back();
+  for (const Unit& u : kUnits) {
+    if (rounded >= u.seconds) {
+      unit = u;
+      break;
+    }
+  }
+  double value = rounded / unit.seconds;
+  // Values >= 1000 only happen in seconds; %g would switch to exponent form.
+  std::snprintf(buf, sizeof buf, value >= 1000 ? "%.0f" : "%.3g", value);
+  return std::string(buf) + std::string(unit.name);
+}
+
+std::size_t GeometricRangeSize(double from, double to, double factor) {
+  if (!std::isfinite(from) || !std::isfinite(to) || !std::isfinite(factor)) return 0;
+  if (!(from > 0) || !(to >= from) || !(factor > 1)) return 0;
+  // from * factor^k within the slack of `to`; written so nothing overflows.
+  auto within = [&](double k) { return from * std::pow(factor, k) / (1 + kRangeSlack) <= to; };
+  double estimate = std::floor((std::log(to) - std::log(from) + std::log1p(kRangeSlack)) /
+                               std::log(factor));
+  auto steps = static_cast<std::size_t>(std::max(estimate, 0.0));
+  // The logarithms may be off by one step at the edge: settle it exactly.
+  while (within(static_cast<double>(steps + 1))) ++steps;
+  while (steps > 0 && !within(static_cast<double>(steps))) --steps;
+  return steps + 1;
+}
+
+std::vector<double> GeometricRange(double from, double to, double factor) {
+  std::size_t n = GeometricRangeSize(from, to, factor);
+  std::vector<double> out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(from * std::pow(factor, static_cast<double>(i)));
+  return out;
+}
+
+}  // namespace nbcguard

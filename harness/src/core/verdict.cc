@@ -1,0 +1,171 @@
+// Threshold rules applied to point results.
+#include "nbcguard/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "nbcguard/units.h"
+
+namespace nbcguard {
+namespace {
+
+// 3 significant digits, trailing zeros kept ("1.30", "0.0500", "12.0").
+std::string Ratio(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%#.3g", x);
+  std::string s = buf;
+  if (!s.empty() && s.back() == '.') s.pop_back();  // "123." -> "123"
+  return s;
+}
+
+std::string Point(double comm_target, double comp_target) {
+  return "comm=" + FormatDuration(comm_target) + " comp=" + FormatDuration(comp_target);
+}
+
+std::string Where(const SourceLocation& where) {
+  if (where.file.empty() && where.line <= 0) return "";
+  std::string s = where.file.empty() ? "?" : where.file;
+  if (where.line > 0) s += ":" + std::to_string(where.line);
+  return s;
+}
+
+template <class T>
+bool MatchesAny(const std::vector<T>& wanted, const T& value) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
+}
+
+const Spread& SpreadOf(const PointResult& p, Metric m) {
+  switch (m) {
+    case Metric::kOverhead:
+      return p.r_overhead;
+    case Metric::kComm:
+      return p.r_comm;
+    case Metric::kCompSlowdown:
+      return p.r_comp_slowdown;
+    case Metric::kMpiImpact:
+      return p.r_mpi_impact;
+  }
+  return p.r_overhead;
+}
+
+std::string InvalidLine(const PointResult& p, const std::string& reason, const Rule& rule) {
+  return Point(p.comm_target, p.comp_target) + ": INVALID (" +
+         (reason.empty() ? std::string("no reason given") : reason) + ") [rule '" + rule.name +
+         "']";
+}
+
+std::string Plural(std::size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + "(s)";
+}
+
+}  // namespace
+
+bool RuleApplies(const Rule& rule, const TestContext& test) {
+  const RuleMatch& m = rule.match;
+  if (!MatchesAny(m.deployments, test.deployment)) return false;
+  if (!MatchesAny(m.collectives, test.collective)) return false;
+  if (!MatchesAny(m.nodes, test.nodes)) return false;
+  if (!m.labels.empty()) {
+    const bool any = std::any_of(m.labels.begin(), m.labels.end(), [&](const std::string& l) {
+      return std::find(test.labels.begin(), test.labels.end(), l) != test.labels.end();
+    });
+    if (!any) return false;
+  }
+  return true;
+}
+
+std::string Finding::Message() const {
+  std::string out = "rule '" + rule + "'";
+  const std::string where = Where(rule_where);
+  if (!where.empty()) out += " (" + where + ")";
+  out += " at " + Point(comm_target, comp_target) + ": " + MetricName(metric) + " = " +
+         Ratio(measured.median) + " [" + Ratio(measured.lo) + ", " + Ratio(measured.hi) + "] " +
+         (is_max ? "> max " : "< min ") + Ratio(limit);
+  if (!beyond_noise) out += " (within noise)";
+  out += std::string(" -- ") + ToString(diagnosis) + ": " + Explain(diagnosis);
+  return out;
+}
+
+std::string Verdict::Summary() const {
+  const std::string counts = Plural(static_cast<std::size_t>(rules_applied), "rule") + ", " +
+                             Plural(static_cast<std::size_t>(points_checked), "point check");
+  const std::string noise =
+      within_noise.empty() ? "" : ", " + std::to_string(within_noise.size()) + " within noise";
+  if (pass) return "PASS: " + counts + noise;
+  if (rules_applied <= 0) return "FAIL: no threshold rule applies to this test";
+  std::string reasons;
+  auto add = [&](const std::string& r) { reasons += (reasons.empty() ? "" : ", ") + r; };
+  if (!failures.empty()) add(Plural(failures.size(), "limit") + " exceeded beyond noise");
+  if (!invalid.empty()) add(Plural(invalid.size(), "invalid point"));
+  if (points_checked <= 0 && invalid.empty()) add("no grid point in any rule's region");
+  if (reasons.empty()) reasons = "not passed";
+  return "FAIL: " + reasons + "; " + counts + noise;
+}
+
+Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test,
+                 const std::vector<Rule>& rules) {
+  Verdict v;
+  for (const Rule& rule : rules) {
+    if (!RuleApplies(rule, test)) continue;
+    ++v.rules_applied;
+    for (const PointResult& p : points) {
+      if (!rule.region.Contains(p.comm_target, p.comp_target)) continue;
+      if (!p.valid) {
+        v.invalid.push_back(InvalidLine(p, p.invalid_reason, rule));
+        continue;
+      }
+      ++v.points_checked;
+      std::vector<Metric> unmeasured;  // metrics this rule limits that have no median
+      for (const Limit& limit : rule.limits) {
+        const Spread& s = SpreadOf(p, limit.metric);
+        if (std::isnan(s.median)) {
+          if (std::find(unmeasured.begin(), unmeasured.end(), limit.metric) == unmeasured.end()) {
+            unmeasured.push_back(limit.metric);
+          }
+          continue;
+        }
+        auto record = [&](double value, bool is_max, bool beyond) {
+          Finding f;
+          f.rule = rule.name;
+          f.rule_where = rule.where;
+          f.comm_target = p.comm_target;
+          f.comp_target = p.comp_target;
+          f.metric = limit.metric;
+          f.measured = s;
+          f.limit = value;
+          f.is_max = is_max;
+          f.diagnosis = p.diagnosis;
+          f.beyond_noise = beyond;
+          (beyond ? v.failures : v.within_noise).push_back(f);
+        };
+        if (limit.max) {
+          if (s.lo > *limit.max) {
+            record(*limit.max, true, true);
+          } else if (s.median > *limit.max) {
+            record(*limit.max, true, false);
+          }
+        }
+        if (limit.min) {
+          if (s.hi < *limit.min) {
+            record(*limit.min, false, true);
+          } else if (s.median < *limit.min) {
+            record(*limit.min, false, false);
+          }
+        }
+      }
+      if (!unmeasured.empty()) {
+        std::string names;
+        for (Metric m : unmeasured) names += (names.empty() ? "" : ", ") + std::string(MetricName(m));
+        v.invalid.push_back(InvalidLine(p, "no measured " + names, rule));
+      }
+    }
+  }
+  v.pass = v.failures.empty() && v.invalid.empty() && v.rules_applied > 0 && v.points_checked > 0;
+  return v;
+}
+
+}  // namespace nbcguard

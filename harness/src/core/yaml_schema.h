@@ -1,0 +1,444 @@
+// Private to the spec parsers (case_spec.cc, threshold_spec.cc): a schema
+// table type for YAML mappings and the value readers both file formats use.
+// One table per mapping drives the parser (known keys, required keys,
+// defaults), the error messages (what is valid) and the docs (SchemaKey).
+// Nothing here throws: yaml-cpp conversions are wrapped, and every problem
+// becomes a SpecError at the offending node.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nbcguard/deployment.h"
+#include "nbcguard/spec_error.h"
+#include "nbcguard/units.h"
+
+namespace nbcguard::yaml_schema {
+
+// ---------------------------------------------------------------- errors
+
+// yaml-cpp marks are 0-based; users read 1-based lines and columns.
+inline SourceLocation Where(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return {file, 0, 0};
+  return {file, mark.line + 1, mark.column + 1};
+}
+
+// Every error found in one file.
+class Errors {
+ public:
+  explicit Errors(std::string file) : file_(std::move(file)) {}
+  const std::string& file() const { return file_; }
+  std::size_t size() const { return list_.size(); }
+  void Add(const YAML::Mark& mark, std::string message) {
+    list_.push_back({Where(file_, mark), std::move(message)});
+  }
+  void Add(const YAML::Node& node, std::string message) { Add(node.Mark(), std::move(message)); }
+  void AddUnlocated(std::string message) { list_.push_back({{file_, 0, 0}, std::move(message)}); }
+  // In file order; errors at the same place keep the order they were found in.
+  std::vector<SpecError> Sorted() const {
+    std::vector<SpecError> out = list_;
+    std::stable_sort(out.begin(), out.end(), [](const SpecError& a, const SpecError& b) {
+      return std::make_pair(a.where.line, a.where.column) <
+             std::make_pair(b.where.line, b.where.column);
+    });
+    return out;
+  }
+
+ private:
+  std::string file_;
+  std::vector<SpecError> list_;
+};
+
+// ---------------------------------------------------------------- text
+
+inline std::string Quote(const std::string& s) {
+  constexpr std::size_t kMax = 60;
+  return '"' + (s.size() > kMax ? s.substr(0, kMax) + "..." : s) + '"';
+}
+
+inline std::string Join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += sep;
+    out += item;
+  }
+  return out;
+}
+
+// What a node is, for "got ..." in messages.
+inline std::string Describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return node.Tag() == "!" ? "the quoted string " + Quote(node.Scalar()) : Quote(node.Scalar());
+    case YAML::NodeType::Sequence:
+      return node.size() == 0 ? "an empty list" : "a list";
+    case YAML::NodeType::Map:
+      return node.size() == 0 ? "an empty mapping" : "a mapping";
+    default:
+      return "nothing";
+  }
+}
+
+// [a-z0-9][a-z0-9_-]*: names and labels that are safe in test names.
+inline bool IsIdentifier(const std::string& s) {
+  auto plain = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (s.empty() || !plain(s.front())) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) { return plain(c) || c == '_' || c == '-'; });
+}
+
+inline std::size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean "nodes"?)" for a near miss among `allowed`; empty otherwise.
+inline std::string DidYouMean(const std::string& got, const std::vector<std::string>& allowed) {
+  const std::string* best = nullptr;
+  std::size_t best_distance = 3;  // at most two edits away
+  for (const auto& candidate : allowed) {
+    std::size_t d = EditDistance(got, candidate);
+    if (d < best_distance && d < std::max<std::size_t>(candidate.size(), 2)) {
+      best = &candidate;
+      best_distance = d;
+    }
+  }
+  return best ? " (did you mean " + Quote(*best) + "?)" : std::string();
+}
+
+inline std::string Child(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + '.' + key;
+}
+
+// ---------------------------------------------------------------- scalars
+
+inline std::optional<std::string> ScalarText(const YAML::Node& node) {
+  if (!node.IsScalar()) return std::nullopt;
+  return node.Scalar();
+}
+
+// A plain (unquoted) YAML scalar converted to T; nullopt when it does not
+// convert. Quoted "15" is a string, not a number.
+template <class T>
+std::optional<T> PlainScalarAs(const YAML::Node& node) {
+  if (!node.IsScalar() || node.Tag() == "!") return std::nullopt;
+  try {
+    return node.as<T>();
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+}
+
+inline std::optional<long long> ScalarInt(const YAML::Node& node) {
+  return PlainScalarAs<long long>(node);
+}
+
+inline std::optional<double> ScalarNumber(const YAML::Node& node) {
+  std::optional<double> x = PlainScalarAs<double>(node);
+  if (x && !std::isfinite(*x)) return std::nullopt;
+  return x;
+}
+
+// ---------------------------------------------------------------- schema
+
+// One key's value being parsed: the node, its dotted path and what the
+// schema says is valid there.
+struct Value {
+  const YAML::Node& node;
+  std::string path;
+  const std::string& type;
+  Errors& errors;
+
+  // "<path>: <message>" at `at`.
+  void Fail(const YAML::Node& at, const std::string& message) const {
+    errors.Add(at, path + ": " + message);
+  }
+  // "<path>: expected <type>; got <what is there>" at `at`.
+  void Expected(const YAML::Node& at) const { Fail(at, "expected " + type + "; got " + Describe(at)); }
+  void Expected() const { Expected(node); }
+};
+
+enum class Need { kRequired, kOptional };
+
+template <class T>
+struct Field {
+  const char* key;
+  std::string type;      // what is valid, e.g. "an integer from 3 to 100000"
+  Need need;
+  const char* fallback;  // YAML text parsed when the key is absent; nullptr = none
+  const char* meaning;   // one line for the docs
+  void (*parse)(const Value& value, T& out);
+};
+
+template <class T>
+std::vector<std::string> KeyNames(const std::vector<Field<T>>& fields) {
+  std::vector<std::string> out;
+  for (const auto& f : fields) out.emplace_back(f.key);
+  return out;
+}
+
+template <class T>
+const Field<T>* FindField(const std::vector<Field<T>>& fields, const std::string& key) {
+  for (const auto& f : fields) {
+    if (key == f.key) return &f;
+  }
+  return nullptr;
+}
+
+// A default is part of the schema: it must parse, or the table is broken.
+template <class T>
+void ApplyDefault(const Field<T>& field, const std::string& path, T& out) {
+  Errors scratch("<default>");
+  YAML::Node node = YAML::Load(field.fallback);
+  field.parse(Value{node, path, field.type, scratch}, out);
+  if (scratch.size() != 0) {
+    std::fprintf(stderr, "nbcguard: schema default of %s (%s) does not parse\n", path.c_str(),
+                 field.fallback);
+    std::abort();
+  }
+}
+
+// Checks `map` against `fields`: unknown, repeated and empty keys, missing
+// required keys; parses each present key and applies defaults for absent
+// ones. `path` prefixes keys in messages ("" at the top level). Returns
+// false when `map` is not a mapping at all.
+template <class T>
+bool ParseFields(const YAML::Node& map, const std::string& path,
+                 const std::vector<Field<T>>& fields, Errors& errors, T& out) {
+  const std::string where = path.empty() ? "" : path + ": ";
+  const std::vector<std::string> names = KeyNames(fields);
+  if (!map.IsMap()) {
+    errors.Add(map, where + "expected a mapping with keys " + Join(names) + "; got " + Describe(map));
+    return false;
+  }
+  std::set<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const YAML::Node key = it->first;
+    const YAML::Node value = it->second;
+    const std::string name = key.IsScalar() ? key.Scalar() : Describe(key);
+    const Field<T>* field = key.IsScalar() ? FindField(fields, name) : nullptr;
+    if (!field) {
+      errors.Add(key, where + "unknown key " + Quote(name) + DidYouMean(name, names) +
+                          "; allowed keys: " + Join(names));
+    } else if (!seen.insert(name).second) {
+      errors.Add(key, Child(path, name) + ": key given twice; give each key once");
+    } else if (value.IsNull()) {
+      errors.Add(key, Child(path, name) + ": no value; expected " + field->type);
+    } else {
+      field->parse(Value{value, Child(path, name), field->type, errors}, out);
+    }
+  }
+  for (const auto& field : fields) {
+    if (seen.count(field.key)) continue;
+    if (field.need == Need::kRequired) {
+      errors.Add(map, where + "missing required key " + Quote(field.key) + ": " + field.type);
+    } else if (field.fallback) {
+      ApplyDefault(field, Child(path, field.key), out);
+    }
+  }
+  return true;
+}
+
+// Appends the docs of one table, keys prefixed with `prefix` ("grid.").
+template <class T>
+void AppendDocs(const std::string& prefix, const std::vector<Field<T>>& fields,
+                std::vector<SchemaKey>& out) {
+  for (const auto& f : fields) {
+    out.push_back({prefix + f.key, f.type, f.need == Need::kRequired,
+                   f.fallback ? f.fallback : "", f.meaning});
+  }
+}
+
+// ---------------------------------------------------------------- values
+
+// Items of a value that is a non-empty list or (when `allow_single`) one
+// scalar, each converted by `convert` (nullopt = not valid: "expected
+// <type>" at the item). Repeated items are errors at the repeat. nullopt
+// when anything was wrong (errors added).
+template <class X, class Convert>
+std::optional<std::vector<X>> ReadItems(const Value& v, bool allow_single, Convert convert) {
+  std::vector<YAML::Node> items;
+  if (v.node.IsSequence()) {
+    for (const auto& item : v.node) items.push_back(item);
+    if (items.empty()) {
+      v.Fail(v.node, "the list is empty; expected " + v.type);
+      return std::nullopt;
+    }
+  } else if (allow_single && v.node.IsScalar()) {
+    items.push_back(v.node);
+  } else {
+    v.Expected();
+    return std::nullopt;
+  }
+  std::vector<X> out;
+  bool ok = true;
+  for (const auto& item : items) {
+    std::optional<X> x = convert(item);
+    if (!x) {
+      v.Expected(item);
+      ok = false;
+    } else if (std::find(out.begin(), out.end(), *x) != out.end()) {
+      v.Fail(item, Describe(item) + " is listed twice; list each once");
+      ok = false;
+    } else {
+      out.push_back(*x);
+    }
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+inline std::optional<std::string> ReadIdentifier(const YAML::Node& node) {
+  std::optional<std::string> s = ScalarText(node);
+  if (!s || !IsIdentifier(*s)) return std::nullopt;
+  return s;
+}
+
+// A duration scalar ("4ms"); errors name what is allowed.
+inline std::optional<double> ReadDuration(const Value& v, const YAML::Node& at) {
+  std::optional<std::string> text = ScalarText(at);
+  if (!text) {
+    v.Expected(at);
+    return std::nullopt;
+  }
+  std::string error;
+  std::optional<double> seconds = ParseDuration(*text, &error);
+  if (!seconds) v.Fail(at, error);
+  return seconds;
+}
+
+constexpr int kMaxProcesses = 4096;
+
+inline std::string ProcessCountType() {
+  return "an MPI process count from 2 to " + std::to_string(kMaxProcesses) +
+         " (a collective needs 2 or more processes), or a list of them, e.g. [2, 4]";
+}
+
+inline std::string DeploymentType() {
+  return "one of " + Join(DeploymentNames()) + ", or a list of them";
+}
+
+inline std::string CollectiveType() {
+  return "one of " + Join(CollectiveNames()) + ", or a list of them";
+}
+
+inline std::optional<std::vector<int>> ReadProcessCounts(const Value& v) {
+  return ReadItems<int>(v, true, [](const YAML::Node& n) -> std::optional<int> {
+    std::optional<long long> x = ScalarInt(n);
+    if (!x || *x < 2 || *x > kMaxProcesses) return std::nullopt;
+    return static_cast<int>(*x);
+  });
+}
+
+inline std::optional<std::vector<Deployment>> ReadDeployments(const Value& v) {
+  return ReadItems<Deployment>(v, true, [](const YAML::Node& n) -> std::optional<Deployment> {
+    std::optional<std::string> s = ScalarText(n);
+    return s ? ParseDeployment(*s) : std::nullopt;
+  });
+}
+
+inline std::optional<std::vector<std::string>> ReadCollectives(const Value& v) {
+  return ReadItems<std::string>(v, true, [](const YAML::Node& n) -> std::optional<std::string> {
+    std::optional<std::string> s = ScalarText(n);
+    const auto& known = CollectiveNames();
+    if (!s || std::find(known.begin(), known.end(), *s) == known.end()) return std::nullopt;
+    return s;
+  });
+}
+
+inline std::optional<std::vector<std::string>> ReadLabels(const Value& v, bool allow_single) {
+  return ReadItems<std::string>(v, allow_single, ReadIdentifier);
+}
+
+// ---------------------------------------------------------------- files
+
+// The text of a file; an error without line (line 0) when it cannot be read.
+inline std::optional<std::string> ReadFile(const std::string& path, Errors& errors) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    errors.AddUnlocated(std::string("cannot open the file: ") + std::strerror(errno));
+    return std::nullopt;
+  }
+  std::string text;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
+  const bool failed = std::ferror(f) != 0;
+  const int error = errno;
+  std::fclose(f);
+  if (failed) {
+    errors.AddUnlocated(std::string("cannot read the file: ") + std::strerror(error));
+    return std::nullopt;
+  }
+  return text;
+}
+
+// A hint for the two YAML mistakes people make in these files: tabs in
+// indentation, and unquoted values that start with a YAML indicator
+// (versions: >=4.0, versions: *). Empty when neither is on the error's line.
+inline std::string SyntaxHint(const std::string& text, const YAML::Mark& mark) {
+  if (mark.line < 0) return "";
+  std::size_t begin = 0;
+  for (int line = 0; line < mark.line && begin != std::string::npos; ++line) {
+    begin = text.find('\n', begin);
+    if (begin != std::string::npos) ++begin;
+  }
+  if (begin == std::string::npos) return "";
+  const std::string line = text.substr(begin, text.find('\n', begin) - begin);
+  if (line.find('\t') != std::string::npos) return " (indent with spaces; YAML does not allow tabs)";
+  std::size_t colon = line.find(": ");
+  std::size_t value = colon == std::string::npos ? colon : line.find_first_not_of(' ', colon + 1);
+  if (value != std::string::npos && std::string(">|*&!%@`").find(line[value]) != std::string::npos) {
+    return " (quote values that start with " + std::string(1, line[value]) +
+           ", e.g. versions: \">=4.0\")";
+  }
+  return "";
+}
+
+// The one YAML document in `text`. Syntax errors are reported at the
+// parser's mark; an empty text or several documents are errors too.
+// `what` names the file kind in messages ("a case file").
+inline std::optional<YAML::Node> LoadDocument(const std::string& text, const std::string& what,
+                                              Errors& errors) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    errors.Add(e.mark, "invalid YAML: " + e.msg + SyntaxHint(text, e.mark));
+    return std::nullopt;
+  } catch (const YAML::Exception& e) {
+    errors.Add(e.mark, "invalid YAML: " + e.msg);
+    return std::nullopt;
+  }
+  if (docs.empty() || docs.front().IsNull()) {
+    errors.Add(YAML::Mark(), "the file is empty; " + what + " is a YAML mapping");
+    return std::nullopt;
+  }
+  if (docs.size() > 1) {
+    errors.Add(docs[1].Mark(), what + " holds one YAML document; remove this second one");
+    return std::nullopt;
+  }
+  return docs.front();
+}
+
+}  // namespace nbcguard::yaml_schema

@@ -1,0 +1,42 @@
+// Starting programs the FindMPI way and waiting for them with a timeout.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace nbcguard {
+
+// What the build knows (nbcguard-config.json, written by CMake).
+struct Config {
+  std::string path;
+  std::string implementation;  // label: openmpi, mpich, mpi
+  std::string mpiexec, numproc_flag;
+  std::vector<std::string> preflags, postflags;
+  std::string harness, compute;
+  std::string cases_dir, thresholds_dir, results_dir;
+};
+
+// Reads the file; on error returns false with *error saying what is wrong.
+bool LoadConfig(const std::string& path, Config* config, std::string* error);
+
+// ${MPIEXEC} ${NUMPROC_FLAG} n ${PREFLAGS} program ${POSTFLAGS} args
+std::vector<std::string> LaunchCommand(const Config& c, int ranks, const std::string& program,
+                                       const std::vector<std::string>& args);
+
+struct ProcessResult {
+  int exit_code = -1;     // exit status; 128+signal when killed by a signal
+  bool timed_out = false;
+  double seconds = 0;
+};
+
+// Runs argv in its own process group with extra environment variables; on
+// timeout kills the whole group (TERM, then KILL after 5 s).
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& env, double timeout_seconds);
+
+std::string ShellQuote(const std::vector<std::string>& argv);
+
+}  // namespace nbcguard

@@ -1,0 +1,277 @@
+#include "reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "nbcguard/diagnosis.h"
+#include "nbcguard/metrics.h"
+#include "nbcguard/stats.h"
+#include "nbcguard/units.h"
+
+namespace nbcguard {
+
+using json = nlohmann::json;
+
+RawRun ReadRaw(const std::string& path) {
+  RawRun run;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("type")) {
+      ++run.truncated_lines;
+      continue;
+    }
+    if (j["type"] == "context") run.context = j;
+    if (j["type"] == "end") {
+      run.ended = true;
+      run.status = j.value("status", -1);
+    }
+    run.records.push_back(std::move(j));
+  }
+  return run;
+}
+
+std::vector<const json*> RecordsOfType(const RawRun& run, const std::string& type) {
+  std::vector<const json*> out;
+  for (const json& r : run.records)
+    if (r["type"] == type) out.push_back(&r);
+  return out;
+}
+
+std::vector<ClockFit> FitClocks(const RawRun& run) {
+  const int ranks = run.context.is_object() ? run.context.value("ranks", 1) : 1;
+  std::vector<std::vector<OffsetPoint>> pts(ranks);
+  for (const json* rec : RecordsOfType(run, "clock")) {
+    const json& per_rank = (*rec)["points"];
+    for (int r = 0; r < ranks && r < static_cast<int>(per_rank.size()); ++r)
+      for (const json& p : per_rank[r]) pts[r].push_back({p[0], p[1], p[2]});
+  }
+  std::vector<ClockFit> fits;
+  for (int r = 0; r < ranks; ++r) fits.push_back(FitClock(pts[r]));
+  return fits;
+}
+
+std::vector<double> SlowestPerRep(const std::vector<double>& values, int processes) {
+  if (processes <= 0 || values.empty()) return {};
+  const std::size_t reps = values.size() / processes;
+  std::vector<double> out(reps, 0.0);
+  for (int p = 0; p < processes; ++p)
+    for (std::size_t i = 0; i < reps; ++i) out[i] = std::max(out[i], values[p * reps + i]);
+  return out;
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A sample set on the global clock: [sample][rank][stamp].
+using GlobalSamples = std::vector<std::vector<std::vector<double>>>;
+
+GlobalSamples ToGlobal(const json& samples, const std::vector<ClockFit>& clocks) {
+  GlobalSamples out;
+  const int k = samples.at("k");
+  for (const json& s : samples.at("local")) {
+    std::vector<std::vector<double>> ranks;
+    for (std::size_t r = 0; r * k < s.size(); ++r) {
+      std::vector<double> stamps;
+      for (int j = 0; j < k; ++j) stamps.push_back(clocks.at(r).model.ToGlobal(s[r * k + j].get<double>()));
+      ranks.push_back(std::move(stamps));
+    }
+    out.push_back(std::move(ranks));
+  }
+  return out;
+}
+
+// First rank's start to last rank's end (paper 000 section 4.1).
+double Span(const std::vector<std::vector<double>>& ranks, int first, int last) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const auto& s : ranks) {
+    lo = std::min(lo, s[first]);
+    hi = std::max(hi, s[last]);
+  }
+  return hi - lo;
+}
+
+// The largest per-rank duration between two stamps.
+double MaxDuration(const std::vector<std::vector<double>>& ranks, int a, int b) {
+  double worst = 0;
+  for (const auto& s : ranks) worst = std::max(worst, s[b] - s[a]);
+  return worst;
+}
+
+json SkewStats(const json& rounds, const std::vector<ClockFit>& clocks) {
+  std::vector<double> skews;
+  for (const json& round : rounds) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (std::size_t r = 0; r < round.size(); ++r) {
+      const double g = clocks.at(r).model.ToGlobal(round[r].get<double>());
+      lo = std::min(lo, g);
+      hi = std::max(hi, g);
+    }
+    skews.push_back(hi - lo);
+  }
+  Spread s = Summarize(skews);
+  return {{"rounds", s.n}, {"median", s.median}, {"max", s.max}, {"min", s.min}};
+}
+
+std::string Key(double comm, double comp) { return FormatDuration(comm) + "x" + FormatDuration(comp); }
+
+}  // namespace
+
+Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
+  Reduction red;
+  const std::vector<ClockFit> clocks = FitClocks(run);
+
+  red.clock = json::array();
+  for (std::size_t r = 0; r < clocks.size(); ++r) {
+    const ClockFit& f = clocks[r];
+    red.clock.push_back({{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
+                         {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
+                         {"min_rtt_s", f.min_rtt}, {"span_s", f.span}});
+  }
+  for (const json* rec : RecordsOfType(run, "barrier_skew")) {
+    red.barrier = {{"synchronized", SkewStats((*rec)["sync"], clocks)},
+                   {"mpi_barrier", SkewStats((*rec)["mpi"], clocks)},
+                   {"synchronized_late_rounds", (*rec)["sync_late"]}};
+  }
+  for (const json* rec : RecordsOfType(run, "conformance_failure"))
+    red.conformance_error = (*rec)["collective"].get<std::string>() + " with count " +
+                            std::to_string((*rec)["count"].get<std::uint64_t>()) + " (" +
+                            std::to_string((*rec)["bytes"].get<std::uint64_t>()) +
+                            " bytes per rank): " + (*rec)["error"].get<std::string>();
+
+  const std::vector<double> comm_targets = run.context.value("comm_targets", std::vector<double>{});
+  const std::vector<double> comp_targets = run.context.value("comp_targets", std::vector<double>{});
+  const int ranks = run.context.value("ranks", 1);
+
+  // Calibration outcome per axis.
+  std::map<double, std::string> comm_invalid, comp_invalid;
+  red.calibration = {{"comm", json::array()}, {"comp", json::array()}};
+  for (double t : comm_targets) comm_invalid[t] = "communication size not calibrated (run ended first)";
+  for (double t : comp_targets) comp_invalid[t] = "computation size not calibrated (run ended first)";
+  for (const json* rec : RecordsOfType(run, "comm_calibration")) {
+    red.calibration["comm"].push_back(*rec);
+    const double t = (*rec)["target"];
+    comm_invalid[t] = (*rec)["converged"] ? "" : "communication calibration failed for " + FormatDuration(t) +
+                                                      ": " + (*rec)["reason"].get<std::string>();
+  }
+  for (const json* rec : RecordsOfType(run, "comp_calibration")) {
+    red.calibration["comp"].push_back(*rec);
+    const double t = (*rec)["target"];
+    comp_invalid[t] = (*rec)["converged"] ? "" : "computation calibration failed for " + FormatDuration(t) +
+                                                      ": " + (*rec)["reason"].get<std::string>();
+  }
+
+  // References: medians of the measured times (never the targets).
+  std::map<double, std::vector<double>> comm_ref, comp_ref;
+  for (const json* rec : RecordsOfType(run, "comm_ref")) {
+    for (const auto& s : ToGlobal((*rec)["samples"], clocks))
+      comm_ref[(*rec)["comm_target"]].push_back(Span(s, 0, 1));
+    red.late_redone += (*rec)["samples"].value("late_redone", 0);
+  }
+  for (const json* rec : RecordsOfType(run, "comp_ref")) {
+    for (const auto& s : ToGlobal((*rec)["samples"], clocks))
+      comp_ref[(*rec)["comp_target"]].push_back(MaxDuration(s, 0, 1));
+    red.late_redone += (*rec)["samples"].value("late_redone", 0);
+  }
+
+  // r_mpi_impact per computation row: same code, same size, same launcher;
+  // with MPI initialised and idle versus a process that never loaded MPI.
+  std::map<double, Spread> impact;
+  red.mpi_impact = json::array();
+  for (const json* rec : RecordsOfType(run, "passive")) {
+    const double target = (*rec)["comp_target"];
+    const int n = (*rec)["n"];
+    std::vector<double> with_mpi = SlowestPerRep((*rec)["times"].get<std::vector<double>>(), ranks);
+    auto it = no_mpi.find(n);
+    json row = {{"comp_target", target}, {"n", n}, {"with_mpi_median", Median(with_mpi)}};
+    if (it != no_mpi.end() && !it->second.empty()) {
+      const double base = Median(it->second);
+      std::vector<double> ratios;
+      for (double t : with_mpi) ratios.push_back(MpiImpactRatio(t, base));
+      impact[target] = Summarize(ratios);
+      row["without_mpi_median"] = base;
+      row["r_mpi_impact"] = impact[target].median;
+      row["ci"] = {impact[target].lo, impact[target].hi};
+    } else {
+      row["error"] = "no measurement without MPI for this size";
+    }
+    red.mpi_impact.push_back(row);
+  }
+
+  std::map<std::string, const json*> overlap;
+  for (const json* rec : RecordsOfType(run, "overlap"))
+    overlap[Key((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
+
+  red.samples = json::array();
+  for (double comm : comm_targets) {
+    for (double comp : comp_targets) {
+      PointResult p;
+      p.comm_target = comm;
+      p.comp_target = comp;
+      auto invalid = [&](const std::string& why) {
+        p.valid = false;
+        p.invalid_reason = why;
+      };
+      const auto it = overlap.find(Key(comm, comp));
+      if (!comm_invalid[comm].empty()) invalid(comm_invalid[comm]);
+      else if (!comp_invalid[comp].empty()) invalid(comp_invalid[comp]);
+      else if (comm_ref[comm].size() < 3 || comp_ref[comp].size() < 3) invalid("references not measured (run ended first)");
+      else if (it == overlap.end()) invalid("not measured (run ended before this point)");
+
+      if (p.valid) {
+        p.t_comm_ref = Median(comm_ref[comm]);
+        p.t_comp_ref = Median(comp_ref[comp]);
+        std::vector<double> measured, call, compute, wait, r_over, r_comm, r_slow;
+        json rows = json::array();
+        for (const auto& s : ToGlobal((*it->second)["samples"], clocks)) {
+          // Algorithm 1 stamps: t1 start, t2 after the call, t3 after compute, t4 after wait.
+          const double tm = Span(s, 0, 3);
+          const double tcomp = MaxDuration(s, 1, 2);
+          double tmpi = 0, tcall = 0, twait = 0;
+          for (const auto& r : s) {
+            tmpi = std::max(tmpi, (r[1] - r[0]) + (r[3] - r[2]));
+            tcall = std::max(tcall, r[1] - r[0]);
+            twait = std::max(twait, r[3] - r[2]);
+          }
+          measured.push_back(tm);
+          call.push_back(tcall);
+          compute.push_back(tcomp);
+          wait.push_back(twait);
+          r_over.push_back(OverheadRatio(tm, p.t_comp_ref, p.t_comm_ref));
+          r_comm.push_back(CommRatio(tmpi, 0.0, p.t_comm_ref));
+          r_slow.push_back(CompSlowdownRatio(tcomp, p.t_comp_ref));
+          rows.push_back({tm, tcall, tcomp, twait});
+        }
+        red.late_redone += (*it->second)["samples"].value("late_redone", 0);
+        if (measured.size() < 3) {
+          invalid("fewer than 3 samples survived the synchronized barrier");
+        } else {
+          p.t_measured = Median(measured);
+          p.t_call = Median(call);
+          p.t_comp = Median(compute);
+          p.t_wait = Median(wait);
+          p.r_overhead = Summarize(r_over);
+          p.r_comm = Summarize(r_comm);
+          p.r_comp_slowdown = Summarize(r_slow);
+          red.samples.push_back({{"comm_target", comm}, {"comp_target", comp},
+                                 {"columns", {"t_measured", "t_call", "t_comp", "t_wait"}},
+                                 {"values", rows}});
+        }
+      }
+      const auto imp = impact.find(comp);
+      if (imp != impact.end()) p.r_mpi_impact = imp->second;
+      else p.r_mpi_impact = Summarize({});
+      p.diagnosis = p.valid ? Diagnose(p.r_comm.median, p.r_comp_slowdown.median, p.r_mpi_impact.median)
+                            : Diagnosis::kInvalid;
+      red.points.push_back(p);
+    }
+  }
+  return red;
+}
+
+}  // namespace nbcguard

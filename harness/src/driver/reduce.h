@@ -1,0 +1,54 @@
+// Post-mortem reduction of the harness's raw records: per-rank clock models
+// fitted over every calibration of the run (interpolation), timestamps on the
+// global clock, medians and ratios per grid point. Pure: records in, values out.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/clock_model.h"
+#include "nbcguard/point_result.h"
+
+namespace nbcguard {
+
+struct RawRun {
+  nlohmann::json context;               // the "context" record (null when missing)
+  std::vector<nlohmann::json> records;  // all records in order
+  bool ended = false;                   // an "end" record was written
+  int status = -1;                      // its status
+  int truncated_lines = 0;              // unparsable lines (a write cut by a kill)
+};
+
+// Tolerates a missing file (empty run) and a torn last line.
+RawRun ReadRaw(const std::string& path);
+
+// The records of one type.
+std::vector<const nlohmann::json*> RecordsOfType(const RawRun& run, const std::string& type);
+
+// One model per rank, fitted over all its offset points (rank 0: identity).
+std::vector<ClockFit> FitClocks(const RawRun& run);
+
+// Per computation size n: per-repetition times of the slowest process
+// without MPI (from nbcguard-compute files).
+using NoMpiTimes = std::map<int, std::vector<double>>;
+
+// The slowest process per repetition: values is [process][rep] flattened.
+std::vector<double> SlowestPerRep(const std::vector<double>& values, int processes);
+
+struct Reduction {
+  std::vector<PointResult> points;  // comm-major, every grid point, valid or not
+  nlohmann::json clock;             // per-rank fit quality
+  nlohmann::json barrier;           // exit skews: synchronized vs MPI_Barrier
+  nlohmann::json calibration;       // per target: size, time, converged, reason
+  nlohmann::json mpi_impact;        // per comp target
+  nlohmann::json samples;           // per point: every sample's global times
+  std::string conformance_error;    // non-empty: a collective returned wrong data
+  int late_redone = 0;
+};
+
+Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi);
+
+}  // namespace nbcguard

@@ -1,0 +1,152 @@
+#include "report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+#include "nbcguard/units.h"
+
+namespace nbcguard {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string Num(double v, int precision = 2) {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.*f", precision, v);
+  return buf;
+}
+
+std::string Dur(double s) { return std::isfinite(s) && s > 0 ? FormatDuration(s) : "-"; }
+
+std::string Us(double s) { return std::isfinite(s) ? Num(s * 1e6, 2) + " us" : "-"; }
+
+std::string Cell(const Spread& s) {
+  if (s.n == 0 || !std::isfinite(s.median)) return "-";
+  return Num(s.median) + " [" + Num(s.lo) + "," + Num(s.hi) + "]";
+}
+
+}  // namespace
+
+json SpreadJson(const Spread& s) {
+  auto f = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  return {{"median", f(s.median)}, {"ci_lo", f(s.lo)}, {"ci_hi", f(s.hi)}, {"min", f(s.min)},
+          {"max", f(s.max)}, {"mad", f(s.mad)}, {"n", s.n}, {"confidence", f(s.confidence)}};
+}
+
+void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v) {
+  out << "nbcguard: " << info.collective << " on " << info.nodes << " ranks x " << info.threads
+      << " compute thread(s), deployment " << info.deployment << ", " << info.library_version << "\n";
+  double worst_rtt = 0, worst_res = 0;
+  for (const json& c : red.clock) {
+    worst_rtt = std::max(worst_rtt, c.value("min_rtt_s", 0.0));
+    worst_res = std::max(worst_res, c.value("residual_rms_s", 0.0));
+  }
+  out << "clock sync: offset uncertainty <= " << Us(worst_rtt / 2) << " (min RTT/2), fit residual "
+      << Us(worst_res) << " RMS";
+  if (red.barrier.is_object()) {
+    out << "; exit skew median/max: synchronized barrier "
+        << Us(red.barrier["synchronized"].value("median", NAN)) << " / "
+        << Us(red.barrier["synchronized"].value("max", NAN)) << ", MPI_Barrier "
+        << Us(red.barrier["mpi_barrier"].value("median", NAN)) << " / "
+        << Us(red.barrier["mpi_barrier"].value("max", NAN));
+  }
+  out << "\n";
+  out << "samples redone because a rank was late at the synchronized barrier: " << red.late_redone << "\n";
+  out << "ratios: median [95% CI of the median]; r_overhead 0 = overlap, 1 = serialized, >1 = worse\n";
+  out << std::left << std::setw(7) << "comm" << std::setw(7) << "comp" << std::setw(10) << "comm_ref"
+      << std::setw(10) << "comp_ref" << std::setw(10) << "measured" << std::setw(20) << "r_overhead"
+      << std::setw(20) << "r_comm" << std::setw(20) << "r_comp_slowdown" << std::setw(18)
+      << "r_mpi_impact" << "diagnosis\n";
+  for (const PointResult& p : red.points) {
+    out << std::setw(7) << FormatDuration(p.comm_target) << std::setw(7) << FormatDuration(p.comp_target);
+    if (!p.valid) {
+      out << "INVALID: " << p.invalid_reason << "\n";
+      continue;
+    }
+    out << std::setw(10) << Dur(p.t_comm_ref) << std::setw(10) << Dur(p.t_comp_ref) << std::setw(10)
+        << Dur(p.t_measured) << std::setw(20) << Cell(p.r_overhead) << std::setw(20) << Cell(p.r_comm)
+        << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact)
+        << ToString(p.diagnosis) << "\n";
+  }
+  if (!red.conformance_error.empty()) out << "CONFORMANCE FAILURE: " << red.conformance_error << "\n";
+  out << "thresholds: " << info.threshold_file << "\n";
+  for (const Finding& f : v.failures) out << "  FAIL " << f.Message() << "\n";
+  for (const Finding& f : v.within_noise) out << "  within noise: " << f.Message() << "\n";
+  for (const std::string& s : v.invalid) out << "  INVALID " << s << "\n";
+  out << "verdict: " << v.Summary() << "\n";
+}
+
+json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, const Verdict& v) {
+  json points = json::array();
+  for (const PointResult& p : red.points) {
+    json jp = {{"comm_target", p.comm_target}, {"comp_target", p.comp_target}, {"valid", p.valid}};
+    if (!p.valid) jp["invalid_reason"] = p.invalid_reason;
+    else {
+      jp.update({{"t_comm_ref", p.t_comm_ref}, {"t_comp_ref", p.t_comp_ref}, {"t_measured", p.t_measured},
+                 {"t_call", p.t_call}, {"t_comp", p.t_comp}, {"t_wait", p.t_wait},
+                 {"r_overhead", SpreadJson(p.r_overhead)}, {"r_comm", SpreadJson(p.r_comm)},
+                 {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)}});
+    }
+    jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);
+    jp["diagnosis"] = ToString(p.diagnosis);
+    points.push_back(jp);
+  }
+  auto findings = [](const std::vector<Finding>& fs) {
+    json a = json::array();
+    for (const Finding& f : fs)
+      a.push_back({{"rule", f.rule}, {"comm_target", f.comm_target}, {"comp_target", f.comp_target},
+                   {"metric", MetricName(f.metric)}, {"measured", SpreadJson(f.measured)},
+                   {"limit", f.limit}, {"kind", f.is_max ? "max" : "min"},
+                   {"diagnosis", ToString(f.diagnosis)}, {"message", f.Message()}});
+    return a;
+  };
+  json env = raw.context.is_object() ? raw.context : json::object();
+  env.erase("type");
+  return {
+      {"schema", "nbcguard-results/1"},
+      {"case", {{"name", info.case_name}, {"file", info.case_file}, {"collective", info.collective},
+                {"nodes", info.nodes}, {"deployment", info.deployment}, {"threads", info.threads}}},
+      {"environment", env},
+      {"implementation_label", info.implementation_label},
+      {"launch", info.launch_command},
+      {"deployment_environment", info.deployment_env},
+      {"run", {{"completed", raw.ended}, {"status", raw.status}, {"torn_lines", raw.truncated_lines}}},
+      {"clock_sync", red.clock},
+      {"barrier_skew", red.barrier},
+      {"late_samples_redone", red.late_redone},
+      {"calibration", red.calibration},
+      {"mpi_impact", red.mpi_impact},
+      {"points", points},
+      {"samples", red.samples},
+      {"conformance_error", red.conformance_error},
+      {"verdict", {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", info.threshold_file},
+                   {"failures", findings(v.failures)}, {"within_noise", findings(v.within_noise)},
+                   {"invalid", v.invalid}}},
+  };
+}
+
+void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdict& v) {
+  double worst = NAN, impact = NAN;
+  int invalid = 0;
+  for (const PointResult& p : red.points) {
+    if (!p.valid) { ++invalid; continue; }
+    if (!(worst >= p.r_overhead.median)) worst = p.r_overhead.median;
+    if (std::isfinite(p.r_mpi_impact.median) && !(impact >= p.r_mpi_impact.median)) impact = p.r_mpi_impact.median;
+  }
+  double res = 0;
+  for (const json& c : red.clock) res = std::max(res, c.value("residual_rms_s", 0.0));
+  auto tag = [&](const char* name, double value) {
+    out << "<DartMeasurement type=\"numeric/double\" name=\"" << name << "\">" << value << "</DartMeasurement>\n";
+  };
+  tag("worst r_overhead", worst);
+  tag("max r_mpi_impact", impact);
+  tag("clock residual us", res * 1e6);
+  tag("invalid points", invalid);
+  tag("limits exceeded", static_cast<double>(v.failures.size()));
+}
+
+}  // namespace nbcguard

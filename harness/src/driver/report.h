@@ -1,0 +1,35 @@
+// What a person and a pipeline see: the terminal table with the verdict,
+// results.json with every sample and its context, CTest measurement tags.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/verdict.h"
+#include "reduce.h"
+
+namespace nbcguard {
+
+struct RunInfo {
+  std::string case_name, case_file, collective, deployment, implementation_label;
+  std::string library_version;  // first line of MPI_Get_library_version
+  int nodes = 0;
+  int threads = 0;
+  std::string threshold_file;
+  std::string launch_command;
+  nlohmann::json deployment_env;  // environment set for the deployment
+};
+
+void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v);
+
+nlohmann::json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red,
+                           const Verdict& v);
+
+// <DartMeasurement> tags CTest records with the test (and CDash plots).
+void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdict& v);
+
+nlohmann::json SpreadJson(const Spread& s);
+
+}  // namespace nbcguard

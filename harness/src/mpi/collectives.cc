@@ -1,0 +1,239 @@
+#include "collectives.h"
+
+#include <functional>
+#include <sstream>
+
+namespace nbcguard {
+
+namespace {
+
+// The value rank `r` contributes at element `i` in repetition `rep`. Small
+// enough that sums over 4096 ranks stay far inside int32.
+inline std::int32_t Pattern(int r, int rep, std::uint64_t i) {
+  return static_cast<std::int32_t>((static_cast<std::uint64_t>(r) * 31u + rep * 17u + i * 7u) % 1021u);
+}
+
+std::string Mismatch(const char* what, std::uint64_t i, std::int32_t expected, std::int32_t got) {
+  std::ostringstream s;
+  s << what << " element " << i << ": expected " << expected << ", got " << got;
+  return s.str();
+}
+
+// Shared plumbing: communicator facts and the two buffers. Each collective
+// says how big they are, what to send, how to start, and what to expect.
+class Base : public Collective {
+ public:
+  explicit Base(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm, &rank_);
+    MPI_Comm_size(comm, &size_);
+  }
+  void Resize(std::uint64_t count) override {
+    count_ = count;
+    send_.assign(SendElems(count), 0);
+    recv_.assign(RecvElems(count), 0);
+  }
+  std::uint64_t BytesPerRank(std::uint64_t count) const override { return 4 * SendElems(count); }
+  std::uint64_t MaxCount(std::uint64_t budget) const override {
+    const std::uint64_t per = SendElems(1) + RecvElems(1);
+    return per == 0 ? 1 : budget / (4 * per);
+  }
+  void Fill(int rep) override {
+    FillSend(rep);
+    std::fill(recv_.begin(), recv_.end(), -1);
+  }
+
+ protected:
+  virtual std::uint64_t SendElems(std::uint64_t count) const = 0;
+  virtual std::uint64_t RecvElems(std::uint64_t count) const = 0;
+  // Default: element i of the send buffer carries Pattern(rank, rep, i).
+  virtual void FillSend(int rep) {
+    for (std::uint64_t i = 0; i < send_.size(); ++i) send_[i] = Pattern(rank_, rep, i);
+  }
+  // Checks recv_[i] == expected(i) for all i.
+  std::string Expect(const std::function<std::int32_t(std::uint64_t)>& expected) const {
+    for (std::uint64_t i = 0; i < recv_.size(); ++i)
+      if (recv_[i] != expected(i)) return Mismatch("receive buffer", i, expected(i), recv_[i]);
+    return {};
+  }
+  std::int32_t SumOverRanks(int upto, int rep, std::uint64_t i) const {
+    std::int32_t s = 0;
+    for (int r = 0; r < upto; ++r) s += Pattern(r, rep, i);
+    return s;
+  }
+  int Count() const { return static_cast<int>(count_); }
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  std::uint64_t count_ = 0;
+  std::vector<std::int32_t> send_, recv_;
+};
+
+class Ibcast : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
+  void FillSend(int rep) override {  // the root's data; others get overwritten
+    for (std::uint64_t i = 0; i < send_.size(); ++i) send_[i] = rank_ == 0 ? Pattern(0, rep, i) : -1;
+  }
+  int Start(MPI_Request* q) override { return MPI_Ibcast(send_.data(), Count(), MPI_INT32_T, 0, comm_, q); }
+  std::string Verify(int rep) const override {
+    for (std::uint64_t i = 0; i < send_.size(); ++i)
+      if (send_[i] != Pattern(0, rep, i)) return Mismatch("broadcast buffer", i, Pattern(0, rep, i), send_[i]);
+    return {};
+  }
+};
+
+class Ireduce : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c; }  // root only uses it
+  int Start(MPI_Request* q) override {
+    return MPI_Ireduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    if (rank_ != 0) return {};
+    return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
+  }
+};
+
+class Iallreduce : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
+  int Start(MPI_Request* q) override {
+    return MPI_Iallreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
+  }
+};
+
+class Iallgather : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
+  int Start(MPI_Request* q) override {
+    return MPI_Iallgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    return Expect([&](std::uint64_t i) { return Pattern(static_cast<int>(i / count_), rep, i % count_); });
+  }
+};
+
+class Ialltoall : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c * size_; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
+  int Start(MPI_Request* q) override {
+    return MPI_Ialltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_, q);
+  }
+  // Block j of rank r's send buffer goes to rank j, so rank k receives in
+  // block r the elements r sent at offsets k*count + e.
+  std::string Verify(int rep) const override {
+    return Expect([&](std::uint64_t i) {
+      const std::uint64_t src = i / count_, e = i % count_;
+      return Pattern(static_cast<int>(src), rep, rank_ * count_ + e);
+    });
+  }
+};
+
+class Igather : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
+  int Start(MPI_Request* q) override {
+    return MPI_Igather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    if (rank_ != 0) return {};
+    return Expect([&](std::uint64_t i) { return Pattern(static_cast<int>(i / count_), rep, i % count_); });
+  }
+};
+
+class Iscatter : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c * size_; }  // root only uses it
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
+  int Start(MPI_Request* q) override {
+    return MPI_Iscatter(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    return Expect([&](std::uint64_t i) { return Pattern(0, rep, rank_ * count_ + i); });
+  }
+};
+
+class IreduceScatterBlock : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c * size_; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
+  int Start(MPI_Request* q) override {
+    return MPI_Ireduce_scatter_block(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, rank_ * count_ + i); });
+  }
+};
+
+class Iscan : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
+  int Start(MPI_Request* q) override {
+    return MPI_Iscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    return Expect([&](std::uint64_t i) { return SumOverRanks(rank_ + 1, rep, i); });
+  }
+};
+
+class Iexscan : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
+  int Start(MPI_Request* q) override {
+    return MPI_Iexscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
+  }
+  std::string Verify(int rep) const override {
+    if (rank_ == 0) return {};  // undefined on rank 0 by the standard
+    return Expect([&](std::uint64_t i) { return SumOverRanks(rank_, rep, i); });
+  }
+};
+
+class Ibarrier : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t) const override { return 0; }
+  std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
+  int Start(MPI_Request* q) override { return MPI_Ibarrier(comm_, q); }
+  std::string Verify(int) const override { return {}; }
+  std::uint64_t MaxCount(std::uint64_t) const override { return 1; }
+  bool HasSize() const override { return false; }
+};
+
+template <class T>
+std::unique_ptr<Collective> Make(MPI_Comm comm) {
+  return std::make_unique<T>(comm);
+}
+
+}  // namespace
+
+std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm) {
+  using Factory = std::unique_ptr<Collective> (*)(MPI_Comm);
+  static const std::pair<const char*, Factory> kRegistry[] = {
+      {"ibcast", Make<Ibcast>},
+      {"ireduce", Make<Ireduce>},
+      {"iallreduce", Make<Iallreduce>},
+      {"iallgather", Make<Iallgather>},
+      {"ialltoall", Make<Ialltoall>},
+      {"igather", Make<Igather>},
+      {"iscatter", Make<Iscatter>},
+      {"ireduce_scatter_block", Make<IreduceScatterBlock>},
+      {"iscan", Make<Iscan>},
+      {"iexscan", Make<Iexscan>},
+      {"ibarrier", Make<Ibarrier>},
+  };
+  for (const auto& [n, make] : kRegistry)
+    if (name == n) return make(comm);
+  return nullptr;
+}
+
+}  // namespace nbcguard

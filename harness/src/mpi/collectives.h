@@ -1,0 +1,37 @@
+// The nonblocking collectives nbcguard measures: one registry entry each.
+// An entry owns its buffers for a given block count, fills them with a
+// pattern that depends on rank and repetition, starts the nonblocking call,
+// and verifies the result after MPI_Wait (a wrong result is a conformance
+// failure, never a silent pass).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nbcguard {
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  // Allocates buffers for `count` int32 elements per block.
+  virtual void Resize(std::uint64_t count) = 0;
+  virtual void Fill(int rep) = 0;
+  virtual int Start(MPI_Request* request) = 0;  // returns the MPI error code
+  // Empty when correct; otherwise what is wrong (first bad element).
+  virtual std::string Verify(int rep) const = 0;
+  // Bytes one rank sends per call at `count` (for reports).
+  virtual std::uint64_t BytesPerRank(std::uint64_t count) const = 0;
+  // Largest count whose buffers on one rank stay within `budget` bytes.
+  virtual std::uint64_t MaxCount(std::uint64_t budget) const = 0;
+  // False for ibarrier: no size to calibrate.
+  virtual bool HasSize() const { return true; }
+};
+
+// nullptr when the name is unknown (names: CollectiveNames()).
+std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm);
+
+}  // namespace nbcguard

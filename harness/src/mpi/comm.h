@@ -1,0 +1,46 @@
+// The harness's MPI seam: its own duplicated communicator with errors
+// returned (never the library's silent abort), one place for message tags,
+// and small collective helpers used to agree on decisions.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+namespace nbcguard {
+
+// Tags of the harness's own point-to-point traffic (clock sync only; the
+// measured collectives use no tags).
+enum Tag : int { kTagClockPing = 101, kTagClockPong = 102 };
+
+// Aborts the job with a message naming the call when rc is not MPI_SUCCESS.
+void CheckMpi(int rc, const char* what);
+[[noreturn]] void Fatal(const std::string& message);
+
+class Comm {
+ public:
+  explicit Comm(MPI_Comm parent);
+  ~Comm();
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+
+  MPI_Comm get() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int ranks_on_node() const { return ranks_on_node_; }
+
+  // Agreement helpers: every rank gets the same answer.
+  bool AnyTrue(bool mine) const;
+  double Max(double mine) const;
+  double BcastDouble(double value_on_root) const;
+  // Rank 0 gets all ranks' vectors (equal lengths), concatenated by rank.
+  std::vector<double> GatherToRoot(const std::vector<double>& mine) const;
+  std::vector<std::string> GatherStrings(const std::string& mine) const;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 0, ranks_on_node_ = 1;
+};
+
+}  // namespace nbcguard

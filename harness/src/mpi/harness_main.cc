@@ -1,0 +1,469 @@
+// nbcguard-harness: the MPI program, one process per rank. Runs the BenchNBC
+// method for one (collective, ranks, deployment) and appends raw records
+// (JSON lines) to --out as it goes, so completed points survive a hang or a
+// failed rank. Reduction to ratios and verdicts happens in the driver.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include "clock_sync.h"
+#include "collectives.h"
+#include "comm.h"
+#include "gemm.h"
+#include "measure.h"
+#include "nbcguard/calibrate.h"
+#include "nbcguard/deployment.h"
+#include "nbcguard/stats.h"
+#include "sync_barrier.h"
+
+extern char** environ;
+
+namespace nbcguard {
+namespace {
+
+using json = nlohmann::json;
+
+struct Options {
+  std::string mode = "overlap";
+  std::string collective = "ibcast";
+  std::vector<double> comm_targets, comp_targets;
+  int repetitions = 15;
+  int threads = 0;
+  int reserve = 0;
+  int calibration_runs = 5;
+  double sync_sleep = 1.0;
+  double clock_check_wait = 2.0;
+  std::uint64_t max_bytes = 256ull << 20;
+  int inject_rank = -1;
+  double inject_offset = 0, inject_drift = 0;
+  std::string out;
+};
+
+// Rank 0 appends one JSON object per line and flushes it.
+class RawWriter {
+ public:
+  RawWriter(const std::string& path, bool active) {
+    if (active) {
+      file_.open(path, std::ios::out | std::ios::trunc);
+      if (!file_) Fatal("cannot write " + path);
+    }
+  }
+  void Write(const json& record) {
+    if (!file_.is_open()) return;
+    file_ << record.dump() << "\n";
+    file_.flush();
+  }
+
+ private:
+  std::ofstream file_;
+};
+
+std::string Hostname() {
+  char name[256] = {0};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+std::vector<int> Affinity() {
+  std::vector<int> cores;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cores.push_back(c);
+  return cores;
+}
+
+json ProgressEnvironment() {
+  json env = json::object();
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    const std::string key = kv.substr(0, kv.find('='));
+    for (const char* prefix : {"MPIR_CVAR_", "MPICH_", "OMPI_MCA_", "UCX_", "OMP_", "GOMP_", "FI_"}) {
+      if (key.rfind(prefix, 0) == 0) env[key] = kv.substr(kv.find('=') + 1);
+    }
+  }
+  return env;
+}
+
+// Clock points of every rank, gathered to rank 0.
+json GatherClockPoints(const Comm& comm, const GlobalClock& clock, std::size_t from, const char* phase) {
+  json mine = json::array();
+  for (std::size_t i = from; i < clock.points().size(); ++i) {
+    const OffsetPoint& p = clock.points()[i];
+    mine.push_back({p.local, p.offset, p.rtt});
+  }
+  std::vector<std::string> all = comm.GatherStrings(mine.dump());
+  json rec = {{"type", "clock"}, {"phase", phase}, {"points", json::array()}};
+  for (const std::string& s : all) rec["points"].push_back(json::parse(s));
+  return rec;
+}
+
+// Calibration as in the paper (median of `runs` per size, quadratic
+// interpolation, within 10 %). On a noisy machine a median of a few runs can
+// fake a step or send the search astray, so a search that failed for any
+// reason other than an out-of-range target is retried once with three times
+// the runs, starting from the best size found. Every attempt is recorded.
+CalibrationResult CalibrateWithRetry(const std::function<double(std::uint64_t, int)>& cost, double target,
+                                     CalibrationOptions co, int runs, json* attempts) {
+  *attempts = json::array();
+  CalibrationResult cr;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    cr = CalibrateSize([&](std::uint64_t n) { return cost(n, runs); }, target, co);
+    json steps = json::array();
+    for (auto& st : cr.steps) steps.push_back({st.size, st.time});
+    attempts->push_back({{"runs", runs}, {"converged", cr.converged}, {"reason", cr.reason}, {"steps", steps}});
+    const bool out_of_range = cr.reason.rfind("target ", 0) == 0;
+    if (cr.converged || out_of_range || cr.size == 0) break;
+    runs *= 3;
+    co.start_size = cr.size;
+  }
+  return cr;
+}
+
+class Harness {
+ public:
+  Harness(const Options& o, const Comm& comm, GlobalClock& clock, RawWriter& raw)
+      : o_(o), comm_(comm), clock_(clock), raw_(raw) {}
+
+  void Sync(const char* phase, const SyncOptions& so) {
+    const std::size_t before = clock_.points().size();
+    clock_.Calibrate(so);
+    raw_.Write(GatherClockPoints(comm_, clock_, before, phase));
+  }
+
+  // Start (10 x 100 ping-pongs), a pause so the drift estimate has a time
+  // base, then a second calibration: the real-time model extrapolates from both.
+  void InitialSync() {
+    Sync("start", SyncOptions{});
+    std::this_thread::sleep_for(std::chrono::duration<double>(o_.sync_sleep));
+    Sync("start+sleep", SyncOptions{});
+  }
+
+  // The exit instants of the synchronized barrier and of MPI_Barrier, in the
+  // same run, so their skews can be compared.
+  void BarrierSkew(SyncBarrier& barrier, int rounds) {
+    json rec = {{"type", "barrier_skew"}, {"sync", json::array()}, {"mpi", json::array()},
+                {"sync_late", 0}};
+    int late = 0;
+    for (int i = 0; i < rounds; ++i) {
+      BarrierExit e = barrier.Wait();
+      bool any_late = comm_.AnyTrue(e.late);
+      barrier.Report(any_late);
+      if (any_late) { ++late; continue; }
+      std::vector<double> all = comm_.GatherToRoot({e.exit_local});
+      if (comm_.rank() == 0) rec["sync"].push_back(all);
+    }
+    for (int i = 0; i < rounds; ++i) {
+      CheckMpi(MPI_Barrier(comm_.get()), "MPI_Barrier(skew)");
+      const double t = clock_.LocalNow();
+      std::vector<double> all = comm_.GatherToRoot({t});
+      if (comm_.rank() == 0) rec["mpi"].push_back(all);
+      // Let the gather's traffic settle so the next barrier starts clean.
+      CheckMpi(MPI_Barrier(comm_.get()), "MPI_Barrier(skew settle)");
+    }
+    rec["sync_late"] = late;
+    raw_.Write(rec);
+  }
+
+  int RunOverlap();
+  int RunClockCheck();
+  int RunVerify();
+
+ private:
+  json Samples(const SampleSet& s) const {
+    return {{"k", s.k}, {"local", s.local}, {"exits", s.exits}, {"late_redone", s.late_redone}};
+  }
+  int Conformance(const std::string& coll, std::uint64_t count, const std::string& error) {
+    raw_.Write({{"type", "conformance_failure"}, {"collective", coll}, {"count", count},
+                {"bytes", coll_ ? coll_->BytesPerRank(count) : 0}, {"error", error}});
+    if (comm_.rank() == 0)
+      std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s with count %llu: %s\n",
+                   coll.c_str(), static_cast<unsigned long long>(count), error.c_str());
+    return 4;
+  }
+
+  const Options& o_;
+  const Comm& comm_;
+  GlobalClock& clock_;
+  RawWriter& raw_;
+  std::unique_ptr<Collective> coll_;
+};
+
+int Harness::RunOverlap() {
+  coll_ = MakeCollective(o_.collective, comm_.get());
+  if (!coll_) Fatal("unknown collective " + o_.collective);
+  // Dedicated: one core per rank is kept free of computation for progress.
+  const int threads = (o_.threads > 0 ? o_.threads : AutoThreads(comm_.ranks_on_node())) - o_.reserve;
+  if (comm_.AnyTrue(threads < 1)) {
+    raw_.Write({{"type", "skip"},
+                {"reason", "the 'dedicated' deployment keeps " + std::to_string(o_.reserve) +
+                               " core per rank free, but a rank here has only " +
+                               std::to_string(threads + o_.reserve) + " core(s) (" +
+                               std::to_string(comm_.ranks_on_node()) + " ranks share this node)"}});
+    return 0;
+  }
+  ComputeTeam team(threads);
+  raw_.Write({{"type", "threads"}, {"threads", threads}});
+
+  InitialSync();
+  SyncBarrier barrier(comm_, clock_);
+  BarrierSkew(barrier, 30);
+  Measurer m(comm_, clock_, barrier);
+  const int cal_runs = std::min(o_.calibration_runs, o_.repetitions);
+  auto no_verify = [](int) { return std::string(); };
+
+  // Computation: matrix size whose slowest rank (slowest thread) takes the target.
+  auto comp_run = [&](int n, int reps) {
+    team.Prepare(n);
+    team.Run();  // warm-up
+    return m.Run(2, reps, [](int) {},
+                 [&](int, double* t) { t[0] = clock_.LocalNow(); team.Run(); t[1] = clock_.LocalNow(); },
+                 no_verify, Measurer::SlowestRank);
+  };
+  std::vector<std::optional<int>> comp_size(o_.comp_targets.size());
+  for (std::size_t i = 0; i < o_.comp_targets.size(); ++i) {
+    CalibrationOptions co;
+    co.min_size = 2;
+    co.max_size = 4096;
+    co.start_size = 64;
+    co.growth_exponent = 3;  // GEMM time grows as n^3
+    json attempts;
+    CalibrationResult cr = CalibrateWithRetry(
+        [&](std::uint64_t n, int runs) { return Median(comp_run(static_cast<int>(n), runs).durations); },
+        o_.comp_targets[i], co, cal_runs, &attempts);
+    raw_.Write({{"type", "comp_calibration"}, {"target", o_.comp_targets[i]}, {"converged", cr.converged},
+                {"size", cr.size}, {"time", cr.time}, {"reason", cr.reason}, {"attempts", attempts}});
+    if (cr.converged) comp_size[i] = static_cast<int>(cr.size);
+  }
+
+  // Communication: block count whose NBC + MPI_Wait (never the blocking
+  // call) takes the target, first rank's start to last rank's end.
+  MPI_Request req;
+  auto comm_body = [&](int, double* t) {
+    t[0] = clock_.LocalNow();
+    CheckMpi(coll_->Start(&req), "nonblocking collective start");
+    CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+    t[1] = clock_.LocalNow();
+  };
+  auto verify = [&](int rep) { return coll_->Verify(rep); };
+  auto fill = [&](int rep) { coll_->Fill(rep); };
+  auto comm_run = [&](std::uint64_t count, int reps) {
+    coll_->Resize(count);
+    coll_->Fill(0);
+    comm_body(0, std::vector<double>(2).data());  // warm-up
+    return m.Run(2, reps, fill, comm_body, verify, Measurer::GlobalSpan);
+  };
+  std::vector<std::optional<std::uint64_t>> comm_count(o_.comm_targets.size());
+  for (std::size_t j = 0; j < o_.comm_targets.size(); ++j) {
+    CalibrationOptions co;
+    co.min_size = 1;
+    co.max_size = std::max<std::uint64_t>(1, coll_->MaxCount(o_.max_bytes));
+    co.start_size = std::min<std::uint64_t>(256, co.max_size);
+    std::string error;
+    std::uint64_t error_count = 0;
+    json attempts;
+    CalibrationResult cr = CalibrateWithRetry(
+        [&](std::uint64_t count, int runs) {
+          if (!error.empty()) return std::nan("");  // stops the search: already failed
+          SampleSet s = comm_run(count, runs);
+          if (!s.error.empty()) { error = s.error; error_count = count; return std::nan(""); }
+          return Median(s.durations);
+        },
+        o_.comm_targets[j], co, cal_runs, &attempts);
+    if (!error.empty()) return Conformance(o_.collective, error_count, error);
+    raw_.Write({{"type", "comm_calibration"}, {"target", o_.comm_targets[j]}, {"converged", cr.converged},
+                {"size", cr.size}, {"bytes", coll_->BytesPerRank(cr.size)}, {"time", cr.time},
+                {"reason", cr.reason}, {"attempts", attempts}});
+    if (cr.converged) comm_count[j] = cr.size;
+  }
+
+  // Computation with MPI initialised and idle (r_mpi_impact numerator):
+  // back-to-back runs with no MPI call in between, as nbcguard-compute does.
+  for (std::size_t i = 0; i < comp_size.size(); ++i) {
+    if (!comp_size[i]) continue;
+    CheckMpi(MPI_Barrier(comm_.get()), "MPI_Barrier(passive)");
+    team.Prepare(*comp_size[i]);
+    team.Run();
+    std::vector<double> times;
+    for (int r = 0; r < o_.repetitions; ++r) times.push_back(team.Run().wall);
+    std::vector<double> all = comm_.GatherToRoot(times);
+    raw_.Write({{"type", "passive"}, {"comp_target", o_.comp_targets[i]}, {"n", *comp_size[i]},
+                {"times", all}, {"reps", o_.repetitions}});
+  }
+
+  // References, then the overlap grid (Algorithm 1, no MPI_Test).
+  for (std::size_t i = 0; i < comp_size.size(); ++i) {
+    if (!comp_size[i]) continue;
+    SampleSet s = comp_run(*comp_size[i], o_.repetitions);
+    raw_.Write({{"type", "comp_ref"}, {"comp_target", o_.comp_targets[i]}, {"n", *comp_size[i]},
+                {"samples", Samples(s)}});
+  }
+  for (std::size_t j = 0; j < comm_count.size(); ++j) {
+    if (!comm_count[j]) continue;
+    SampleSet s = comm_run(*comm_count[j], o_.repetitions);
+    if (!s.error.empty()) return Conformance(o_.collective, *comm_count[j], s.error);
+    raw_.Write({{"type", "comm_ref"}, {"comm_target", o_.comm_targets[j]}, {"count", *comm_count[j]},
+                {"samples", Samples(s)}});
+  }
+  for (std::size_t j = 0; j < comm_count.size(); ++j) {
+    for (std::size_t i = 0; i < comp_size.size(); ++i) {
+      if (!comm_count[j] || !comp_size[i]) continue;
+      Sync("point", SyncOptions{2, 50, 0.1});
+      team.Prepare(*comp_size[i]);
+      coll_->Resize(*comm_count[j]);
+      SampleSet s = m.Run(4, o_.repetitions, fill,
+          [&](int, double* t) {
+            t[0] = clock_.LocalNow();
+            CheckMpi(coll_->Start(&req), "nonblocking collective start");
+            t[1] = clock_.LocalNow();
+            team.Run();
+            t[2] = clock_.LocalNow();
+            CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+            t[3] = clock_.LocalNow();
+          },
+          verify, Measurer::GlobalSpan);
+      if (!s.error.empty()) return Conformance(o_.collective, *comm_count[j], s.error);
+      raw_.Write({{"type", "overlap"}, {"comm_target", o_.comm_targets[j]},
+                  {"comp_target", o_.comp_targets[i]}, {"count", *comm_count[j]},
+                  {"n", *comp_size[i]}, {"samples", Samples(s)}});
+    }
+  }
+  Sync("end", SyncOptions{});
+  raw_.Write({{"type", "barrier_stats"}, {"late_redone", barrier.late_count()},
+              {"waits", barrier.waits()}, {"final_margin", barrier.margin()}});
+  return 0;
+}
+
+// Clock synchronization against a known truth: every rank of one host shares
+// CLOCK_MONOTONIC, which is rank 0's local clock; one rank's clock is
+// perturbed with a known offset and drift. Records, per rank, (local, mono)
+// pairs after the real-time model was built, so the driver evaluates both the
+// extrapolated and the interpolated models against the truth.
+int Harness::RunClockCheck() {
+  InitialSync();
+  const ClockModel realtime = clock_.fit().model;
+  SyncBarrier barrier(comm_, clock_);
+  BarrierSkew(barrier, 100);
+  json probes = json::array();
+  const double until = LocalClock::Mono() + o_.clock_check_wait;
+  while (LocalClock::Mono() < until) {
+    const double local = clock_.LocalNow();
+    const double mono = LocalClock::Mono();
+    probes.push_back({local, mono, realtime.ToGlobal(local)});
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  Sync("end", SyncOptions{});
+  std::vector<std::string> all = comm_.GatherStrings(probes.dump());
+  json rec = {{"type", "clock_probes"}, {"probes", json::array()}};
+  for (auto& s : all) rec["probes"].push_back(json::parse(s));
+  raw_.Write(rec);
+  return 0;
+}
+
+// Every registered collective at a few sizes, a few repetitions: verifies.
+int Harness::RunVerify() {
+  SyncBarrier barrier(comm_, clock_);
+  Measurer m(comm_, clock_, barrier);
+  for (const std::string& name : CollectiveNames()) {
+    coll_ = MakeCollective(name, comm_.get());
+    if (!coll_) Fatal("collective " + name + " is named but not registered");
+    for (std::uint64_t count : {1ull, 7ull, 1000ull, 65537ull}) {
+      coll_->Resize(count);
+      MPI_Request req;
+      SampleSet s = m.Run(2, 3, [&](int rep) { coll_->Fill(rep); },
+          [&](int, double* t) {
+            t[0] = clock_.LocalNow();
+            CheckMpi(coll_->Start(&req), "start");
+            CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+            t[1] = clock_.LocalNow();
+          },
+          [&](int rep) { return coll_->Verify(rep); }, Measurer::GlobalSpan);
+      if (!s.error.empty()) return Conformance(name, count, s.error);
+      raw_.Write({{"type", "verified"}, {"collective", name}, {"count", count},
+                  {"median", Median(s.durations)}});
+      if (!coll_->HasSize()) break;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace nbcguard
+
+int main(int argc, char** argv) {
+  using namespace nbcguard;
+  Options o;
+  CLI::App app{"nbcguard-harness: one rank of an overlap measurement (started by nbcguard)"};
+  app.add_option("--mode", o.mode)->check(CLI::IsMember({"overlap", "clock-check", "verify"}));
+  app.add_option("--collective", o.collective)->check(CLI::IsMember(CollectiveNames()));
+  app.add_option("--comm", o.comm_targets, "target communication times (s)")->delimiter(',');
+  app.add_option("--comp", o.comp_targets, "target computation times (s)")->delimiter(',');
+  app.add_option("--repetitions", o.repetitions)->check(CLI::Range(3, 100000));
+  app.add_option("--threads", o.threads, "OpenMP threads per rank (0 = auto)")->check(CLI::NonNegativeNumber);
+  app.add_option("--reserve", o.reserve, "cores per rank kept free of computation")->check(CLI::NonNegativeNumber);
+  app.add_option("--calibration-runs", o.calibration_runs)->check(CLI::Range(1, 1000));
+  app.add_option("--sync-sleep", o.sync_sleep, "seconds between the two start calibrations")->check(CLI::NonNegativeNumber);
+  app.add_option("--clock-check-wait", o.clock_check_wait)->check(CLI::NonNegativeNumber);
+  app.add_option("--max-bytes", o.max_bytes, "largest buffer of one rank");
+  app.add_option("--inject-rank", o.inject_rank, "rank whose clock is perturbed (not 0)")->check(CLI::PositiveNumber);
+  app.add_option("--inject-offset", o.inject_offset, "seconds added to that rank's clock");
+  app.add_option("--inject-drift", o.inject_drift, "relative rate error of that rank's clock (1e-4 = 100 ppm)");
+  app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();
+
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) app.exit(e);
+    MPI_Finalize();
+    return 2;
+  }
+  int rc = 0;
+  {
+    Comm comm(MPI_COMM_WORLD);
+    RawWriter raw(o.out, comm.rank() == 0);
+    LocalClock local = comm.rank() == o.inject_rank ? LocalClock(o.inject_offset, o.inject_drift)
+                                                    : LocalClock(0, 0);
+    GlobalClock clock(comm, local);
+
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    std::vector<std::string> hosts = comm.GatherStrings(Hostname());
+    std::vector<int> aff = Affinity();
+    std::vector<std::string> affinity = comm.GatherStrings(nlohmann::json(aff).dump());
+    nlohmann::json ctx = {{"type", "context"}, {"mode", o.mode}, {"collective", o.collective},
+                          {"ranks", comm.size()}, {"ranks_on_node", comm.ranks_on_node()},
+                          {"library_version", std::string(version, len)},
+                          {"thread_level_provided", provided}, {"hosts", hosts},
+                          {"online_cores", sysconf(_SC_NPROCESSORS_ONLN)},
+                          {"affinity", nlohmann::json::array()},
+                          {"environment", ProgressEnvironment()},
+                          {"comm_targets", o.comm_targets}, {"comp_targets", o.comp_targets},
+                          {"repetitions", o.repetitions}, {"inject",
+                           {{"rank", o.inject_rank}, {"offset", o.inject_offset}, {"drift", o.inject_drift}}}};
+    for (auto& a : affinity) ctx["affinity"].push_back(nlohmann::json::parse(a));
+    raw.Write(ctx);
+
+    Harness h(o, comm, clock, raw);
+    if (o.mode == "overlap") rc = h.RunOverlap();
+    else if (o.mode == "clock-check") rc = h.RunClockCheck();
+    else rc = h.RunVerify();
+    rc = static_cast<int>(comm.Max(rc));
+    raw.Write({{"type", "end"}, {"status", rc}});
+  }
+  MPI_Finalize();
+  return rc;
+}

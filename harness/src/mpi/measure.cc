@@ -1,0 +1,85 @@
+#include "measure.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace nbcguard {
+
+Measurer::Measurer(const Comm& comm, GlobalClock& clock, SyncBarrier& barrier)
+    : comm_(comm), clock_(clock), barrier_(barrier) {}
+
+double Measurer::GlobalSpan(const std::vector<double>& s, int k) {
+  double first = std::numeric_limits<double>::infinity(), last = -first;
+  for (std::size_t r = 0; r + k <= s.size(); r += k) {
+    first = std::min(first, s[r]);
+    last = std::max(last, s[r + k - 1]);
+  }
+  return last - first;
+}
+
+double Measurer::SlowestRank(const std::vector<double>& s, int k) {
+  double worst = 0;
+  for (std::size_t r = 0; r + k <= s.size(); r += k) worst = std::max(worst, s[r + k - 1] - s[r]);
+  return worst;
+}
+
+SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare,
+                        const std::function<void(int, double*)>& body,
+                        const std::function<std::string(int)>& verify,
+                        const std::function<double(const std::vector<double>&, int)>& duration) {
+  SampleSet set;
+  set.k = k;
+  const int max_tries = 4 * reps + 8;
+  std::vector<double> stamps(k);
+  int kept = 0;
+  for (int tries = 0; kept < reps && tries < max_tries; ++tries) {
+    const int rep = kept;
+    prepare(rep);
+    const BarrierExit exit = barrier_.Wait();
+    body(rep, stamps.data());
+    const std::string wrong = verify(rep);
+
+    // One agreement for lateness and correctness.
+    const bool any_wrong = comm_.AnyTrue(!wrong.empty());
+    if (any_wrong) {
+      std::vector<std::string> all = comm_.GatherStrings(wrong);
+      for (std::size_t r = 0; r < all.size(); ++r)
+        if (!all[r].empty()) {
+          set.error = "rank " + std::to_string(r) + ": " + all[r];
+          break;
+        }
+      return set;
+    }
+    const bool any_late = comm_.AnyTrue(exit.late);
+    barrier_.Report(any_late);
+    if (any_late) {
+      ++set.late_redone;
+      continue;
+    }
+    // Local stamps for the post-mortem clock, real-time global stamps for
+    // decisions taken now (calibration).
+    std::vector<double> mine(stamps.begin(), stamps.end());
+    for (int j = 0; j < k; ++j) mine.push_back(clock_.ToGlobal(stamps[j]));
+    mine.push_back(exit.exit_local);
+    std::vector<double> all = comm_.GatherToRoot(mine);
+    double d = 0;
+    if (comm_.rank() == 0) {
+      const std::size_t per = 2 * k + 1;
+      std::vector<double> local, global, exits;
+      for (int r = 0; r < comm_.size(); ++r) {
+        const double* p = all.data() + r * per;
+        local.insert(local.end(), p, p + k);
+        global.insert(global.end(), p + k, p + 2 * k);
+        exits.push_back(p[2 * k]);
+      }
+      d = duration(global, k);
+      set.local.push_back(std::move(local));
+      set.exits.push_back(std::move(exits));
+    }
+    set.durations.push_back(comm_.BcastDouble(d));
+    ++kept;
+  }
+  return set;
+}
+
+}  // namespace nbcguard

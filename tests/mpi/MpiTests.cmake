@@ -1,0 +1,31 @@
+# MPI integration tests: real launcher, 2 ranks, this build's implementation.
+set(_driver $<TARGET_FILE:nbcguard>)
+set(_cfg "${CMAKE_BINARY_DIR}/nbcguard-config.json")
+set(_impl "${NBCGUARD_MPI_IMPL_DETECTED}")
+set(_out "${CMAKE_BINARY_DIR}/mpi-tests")
+
+# One helper for every MPI test: serial (timing), 2 processors, labelled.
+function(nbcguard_mpi_test name)
+  cmake_parse_arguments(T "" "TIMEOUT" "COMMAND" ${ARGN})
+  add_test(NAME ${_impl}.mpi.${name} COMMAND ${T_COMMAND})
+  set_tests_properties(${_impl}.mpi.${name} PROPERTIES
+    LABELS "mpi;integration;${_impl};n2;quick" RUN_SERIAL TRUE PROCESSORS 2 TIMEOUT ${T_TIMEOUT})
+endfunction()
+
+# Every registered collective returns the right data.
+nbcguard_mpi_test(verify-collectives TIMEOUT 300
+  COMMAND ${_driver} verify --nodes 2 --config ${_cfg} --out ${_out})
+
+# Clock sync recovers a 50 ms offset and 100 ppm drift injected into rank 1.
+# Without drift correction the error would reach 200 us within the 2 s probe
+# window; without offset correction 50 ms. The bound leaves room for a noisy
+# 2-core machine while catching either regression.
+nbcguard_mpi_test(clock-sync-injected TIMEOUT 300
+  COMMAND ${_driver} clock-check --nodes 2 --inject-offset 0.05 --inject-drift 1e-4 --wait 2
+          --max-error-us 5 --config ${_cfg} --out ${_out})
+
+# One small case end to end through the driver: all four ratios at every point.
+nbcguard_mpi_test(end-to-end TIMEOUT 300
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/e2e
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -DIMPL=${_impl}
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_end_to_end.cmake)

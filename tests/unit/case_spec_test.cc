@@ -1,0 +1,166 @@
+#include "nbcguard/case_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "spec_fixture.h"
+
+namespace nbcguard {
+namespace {
+
+const std::string kData = NBCGUARD_TEST_DATA;
+
+const SchemaKey* FindKey(const std::vector<SchemaKey>& schema, const std::string& key) {
+  for (const auto& k : schema) {
+    if (k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- good files
+
+TEST(CaseSpec, FullFileParsesToTheExpectedSpec) {
+  const std::string path = kData + "/cases/good/full.yaml";
+  Parsed<CaseSpec> parsed = LoadCaseSpec(path);
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const CaseSpec& c = *parsed.value;
+  EXPECT_EQ(c.file, path);
+  EXPECT_EQ(c.name, "iallreduce-full_1");
+  EXPECT_EQ(c.collective, "iallreduce");
+  EXPECT_EQ(c.nodes, (std::vector<int>{2, 4, 8}));  // sorted
+  EXPECT_EQ(c.threads, 6);
+  EXPECT_EQ(c.deployments, (std::vector<Deployment>{Deployment::kProgress, Deployment::kBasic,
+                                                    Deployment::kDedicated}));
+  ASSERT_EQ(c.comm_times.size(), 3u);
+  EXPECT_DOUBLE_EQ(c.comm_times[0], 1e-3);
+  EXPECT_DOUBLE_EQ(c.comm_times[1], 4e-3);
+  EXPECT_DOUBLE_EQ(c.comm_times[2], 16e-3);
+  ASSERT_EQ(c.comp_times.size(), 4u);
+  EXPECT_DOUBLE_EQ(c.comp_times[0], 1e-3);
+  EXPECT_DOUBLE_EQ(c.comp_times[3], 64e-3);
+  EXPECT_EQ(c.repetitions, 21);
+  EXPECT_EQ(c.labels, (std::vector<std::string>{"quick", "nightly"}));
+  EXPECT_DOUBLE_EQ(c.timeout, 1.5);
+}
+
+TEST(CaseSpec, MinimalFileGetsTheDefaults) {
+  Parsed<CaseSpec> parsed = LoadCaseSpec(kData + "/cases/good/minimal.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const CaseSpec& c = *parsed.value;
+  EXPECT_EQ(c.nodes, std::vector<int>{2});
+  EXPECT_EQ(c.threads, 0);
+  EXPECT_EQ(c.deployments, std::vector<Deployment>{Deployment::kBasic});
+  EXPECT_EQ(c.comm_times, std::vector<double>{500e-6});
+  EXPECT_EQ(c.comp_times, std::vector<double>{2e-3});
+  EXPECT_EQ(c.repetitions, 15);
+  EXPECT_TRUE(c.labels.empty());
+  EXPECT_DOUBLE_EQ(c.timeout, 600);
+}
+
+TEST(CaseSpec, BlockStyleAndScalarForms) {
+  Parsed<CaseSpec> parsed = LoadCaseSpec(kData + "/cases/good/block_style.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const CaseSpec& c = *parsed.value;
+  EXPECT_EQ(c.name, "iscan");
+  EXPECT_EQ(c.nodes, (std::vector<int>{2, 4}));
+  EXPECT_EQ(c.threads, 0);
+  EXPECT_EQ(c.deployments, std::vector<Deployment>{Deployment::kDedicated});
+  ASSERT_EQ(c.comm_times.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.comm_times[0], 100e-6);
+  EXPECT_DOUBLE_EQ(c.comm_times[1], 1e-3);
+  ASSERT_EQ(c.comp_times.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.comp_times[0], 1e-3);
+  EXPECT_DOUBLE_EQ(c.comp_times[1], 2e-3);
+  EXPECT_EQ(c.repetitions, 3);
+  EXPECT_DOUBLE_EQ(c.timeout, 30);
+}
+
+TEST(CaseSpec, ParseFromTextUsesTheGivenFileName) {
+  Parsed<CaseSpec> parsed = ParseCaseSpec("name: x\ncollective: ibcast\nnodes: 3\n"
+                                          "grid: {comm: [1ms], comp: [1ms]}\nrepetitions: 0\n",
+                                          "inline.yaml");
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_FALSE(parsed.value.has_value());
+  EXPECT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.errors[0].where.file, "inline.yaml");
+  EXPECT_EQ(parsed.errors[0].where.line, 5);
+  EXPECT_EQ(parsed.errors[0].where.column, 14);
+  EXPECT_EQ(parsed.ErrorText().rfind("inline.yaml:5:14: repetitions: ", 0), 0u) << parsed.ErrorText();
+}
+
+TEST(CaseSpec, UnreadableFileIsAnErrorWithoutLine) {
+  const std::string path = kData + "/cases/does-not-exist.yaml";
+  Parsed<CaseSpec> parsed = LoadCaseSpec(path);
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].where.line, 0);
+  EXPECT_NE(parsed.errors[0].message.find("No such file"), std::string::npos);
+  EXPECT_EQ(parsed.errors[0].ToString().rfind(path + ": cannot open", 0), 0u);
+}
+
+TEST(CaseSpec, DirectoryIsAnUnreadableFile) {
+  Parsed<CaseSpec> parsed = LoadCaseSpec(kData + "/cases");
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].where.line, 0);
+  EXPECT_NE(parsed.errors[0].message.find("cannot read"), std::string::npos);
+}
+
+// ---------------------------------------------------------------- schema
+
+TEST(CaseSpec, SchemaDocumentsWhatTheParserDoes) {
+  std::vector<SchemaKey> schema = CaseSpecSchema();
+  for (const char* key : {"name", "collective", "nodes", "grid"}) {
+    const SchemaKey* k = FindKey(schema, key);
+    ASSERT_NE(k, nullptr) << key;
+    EXPECT_TRUE(k->required) << key;
+    EXPECT_FALSE(k->meaning.empty()) << key;
+  }
+  const SchemaKey* repetitions = FindKey(schema, "repetitions");
+  ASSERT_NE(repetitions, nullptr);
+  EXPECT_FALSE(repetitions->required);
+  EXPECT_EQ(repetitions->default_value, std::to_string(CaseSpec().repetitions));
+  ASSERT_NE(FindKey(schema, "grid.comm"), nullptr);
+  ASSERT_NE(FindKey(schema, "grid.<axis>.factor"), nullptr);
+  const SchemaKey* collective = FindKey(schema, "collective");
+  EXPECT_NE(collective->type.find("ireduce_scatter_block"), std::string::npos);
+}
+
+// ---------------------------------------------------------------- bad files
+
+class CaseSpecBadFile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CaseSpecBadFile, ReportsEachErrorWithItsLocation) {
+  Parsed<CaseSpec> parsed = LoadCaseSpec(GetParam());
+  EXPECT_FALSE(parsed.ok());
+  EXPECT_FALSE(parsed.value.has_value());
+  testing::ExpectErrors(parsed.errors, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(CaseSpecFixtures, CaseSpecBadFile,
+                         ::testing::ValuesIn(testing::YamlFiles(kData + "/cases/bad")),
+                         [](const auto& p) { return testing::FixtureName(p.param); });
+
+TEST(CaseSpecBadFiles, ThereAreEnoughFixtures) {
+  EXPECT_GE(testing::YamlFiles(kData + "/cases/bad").size(), 15u);
+}
+
+// ---------------------------------------------------------------- project files
+
+TEST(CaseSpecProjectFiles, EveryCaseFileParses) {
+  std::vector<std::string> files = testing::YamlFiles(std::string(NBCGUARD_SOURCE_DIR) + "/cases");
+  if (files.empty()) GTEST_SKIP() << "no cases/*.yaml yet";
+  std::vector<std::string> names;
+  for (const auto& path : files) {
+    Parsed<CaseSpec> parsed = LoadCaseSpec(path);
+    EXPECT_TRUE(parsed.ok()) << parsed.ErrorText();
+    if (parsed.ok()) names.push_back(parsed.value->name);
+  }
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end())
+      << "two case files share a name";
+}
+
+}  // namespace
+}  // namespace nbcguard

@@ -1,0 +1,231 @@
+#include "nbcguard/threshold_spec.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "spec_fixture.h"
+
+namespace nbcguard {
+namespace {
+
+const std::string kData = NBCGUARD_TEST_DATA;
+
+const char* const kMinimal =
+    "implementation: mpich\n"
+    "versions: \">=4.0\"\n"
+    "rules:\n"
+    "  - name: r\n"
+    "    source: s\n"
+    "    limits: {r_overhead: {max: 1.3}}\n";
+
+// ---------------------------------------------------------------- good files
+
+TEST(ThresholdSpec, FullFileParsesToTheExpectedSpec) {
+  const std::string path = kData + "/thresholds/good/full.yaml";
+  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(path);
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const ThresholdSpec& t = *parsed.value;
+  EXPECT_EQ(t.file, path);
+  EXPECT_EQ(t.implementation, "mpich");
+  EXPECT_EQ(t.versions.text(), ">=4.0 <5");
+  EXPECT_TRUE(t.versions.Contains("4.0.2"));
+  EXPECT_FALSE(t.versions.Contains("5.0"));
+  ASSERT_EQ(t.rules.size(), 2u);
+
+  const Rule& basic = t.rules[0];
+  EXPECT_EQ(basic.name, "basic overhead");
+  EXPECT_EQ(basic.source, "measured on the CI runner, Debian 12, 2 ranks");
+  EXPECT_EQ(basic.where.file, path);
+  EXPECT_EQ(basic.where.line, 5);
+  EXPECT_EQ(basic.where.column, 5);
+  EXPECT_EQ(basic.match.deployments, std::vector<Deployment>{Deployment::kBasic});
+  EXPECT_TRUE(basic.match.collectives.empty());
+  EXPECT_TRUE(basic.match.nodes.empty());
+  EXPECT_FALSE(basic.region.comm_min || basic.region.comm_max || basic.region.comp_min ||
+               basic.region.comp_max || basic.region.comp_over_comm_min ||
+               basic.region.comp_over_comm_max);
+  ASSERT_EQ(basic.limits.size(), 2u);
+  EXPECT_EQ(basic.limits[0].metric, Metric::kOverhead);
+  EXPECT_EQ(basic.limits[0].max, 1.3);
+  EXPECT_FALSE(basic.limits[0].min.has_value());
+  EXPECT_EQ(basic.limits[1].metric, Metric::kMpiImpact);
+  EXPECT_EQ(basic.limits[1].max, 1.05);
+
+  const Rule& band = t.rules[1];
+  EXPECT_EQ(band.name, "progress-band");
+  EXPECT_EQ(band.where.line, 9);
+  EXPECT_EQ(band.match.deployments,
+            (std::vector<Deployment>{Deployment::kProgress, Deployment::kDedicated}));
+  EXPECT_EQ(band.match.collectives, (std::vector<std::string>{"ibcast", "ireduce"}));
+  EXPECT_EQ(band.match.nodes, (std::vector<int>{2, 4}));
+  EXPECT_EQ(band.match.labels, std::vector<std::string>{"quick"});
+  EXPECT_EQ(band.region.comp_over_comm_min, 0.25);
+  EXPECT_EQ(band.region.comp_over_comm_max, 4.0);
+  EXPECT_DOUBLE_EQ(band.region.comm_min.value_or(-1), 1e-3);
+  EXPECT_DOUBLE_EQ(band.region.comm_max.value_or(-1), 64e-3);
+  EXPECT_DOUBLE_EQ(band.region.comp_min.value_or(-1), 500e-6);
+  EXPECT_FALSE(band.region.comp_max.has_value());
+  ASSERT_EQ(band.limits.size(), 3u);
+  EXPECT_EQ(band.limits[1].metric, Metric::kCompSlowdown);
+  EXPECT_EQ(band.limits[1].min, 0.9);
+  EXPECT_EQ(band.limits[1].max, 1.5);
+  EXPECT_EQ(band.limits[2].metric, Metric::kComm);
+  EXPECT_EQ(band.limits[2].min, 0.0);
+  EXPECT_FALSE(band.limits[2].max.has_value());
+}
+
+TEST(ThresholdSpec, MinimalTextParses) {
+  Parsed<ThresholdSpec> parsed = ParseThresholdSpec(kMinimal, "inline.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  EXPECT_EQ(parsed.value->file, "inline.yaml");
+  ASSERT_EQ(parsed.value->rules.size(), 1u);
+  EXPECT_EQ(parsed.value->rules[0].where.line, 4);
+  EXPECT_TRUE(parsed.value->rules[0].match.deployments.empty());
+}
+
+TEST(ThresholdSpec, UnreadableFileIsAnErrorWithoutLine) {
+  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(kData + "/thresholds/missing.yaml");
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_FALSE(parsed.value.has_value());
+  EXPECT_EQ(parsed.errors[0].where.line, 0);
+  EXPECT_NE(parsed.errors[0].message.find("cannot open"), std::string::npos);
+}
+
+TEST(ThresholdSpec, SchemaDocumentsNestedKeys) {
+  std::vector<SchemaKey> schema = ThresholdSpecSchema();
+  auto has = [&](const std::string& key, bool required) {
+    for (const auto& k : schema) {
+      if (k.key == key) return k.required == required;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("implementation", true));
+  EXPECT_TRUE(has("versions", true));
+  EXPECT_TRUE(has("rules", true));
+  EXPECT_TRUE(has("rules[].name", true));
+  EXPECT_TRUE(has("rules[].limits", true));
+  EXPECT_TRUE(has("rules[].match", false));
+  EXPECT_TRUE(has("rules[].match.collective", false));
+  EXPECT_TRUE(has("rules[].region.comp_over_comm", false));
+  EXPECT_TRUE(has("rules[].limits.<metric>.max", false));
+}
+
+// ---------------------------------------------------------------- bad files
+
+class ThresholdSpecBadFile : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ThresholdSpecBadFile, ReportsEachErrorWithItsLocation) {
+  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(GetParam());
+  EXPECT_FALSE(parsed.ok());
+  EXPECT_FALSE(parsed.value.has_value());
+  testing::ExpectErrors(parsed.errors, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(ThresholdSpecFixtures, ThresholdSpecBadFile,
+                         ::testing::ValuesIn(testing::YamlFiles(kData + "/thresholds/bad")),
+                         [](const auto& p) { return testing::FixtureName(p.param); });
+
+TEST(ThresholdSpecBadFiles, ThereAreEnoughFixtures) {
+  EXPECT_GE(testing::YamlFiles(kData + "/thresholds/bad").size(), 8u);
+}
+
+// ---------------------------------------------------------------- project files
+
+TEST(ThresholdSpecProjectFiles, EveryThresholdFileParses) {
+  std::vector<std::string> files =
+      testing::YamlFiles(std::string(NBCGUARD_SOURCE_DIR) + "/thresholds");
+  if (files.empty()) GTEST_SKIP() << "no thresholds/*.yaml yet";
+  for (const auto& path : files) {
+    Parsed<ThresholdSpec> parsed = LoadThresholdSpec(path);
+    EXPECT_TRUE(parsed.ok()) << parsed.ErrorText();
+  }
+}
+
+// ---------------------------------------------------------------- region
+
+TEST(ThresholdSpecRegion, EmptyRegionContainsEverything) {
+  Region r;
+  EXPECT_TRUE(r.Contains(1e-3, 1e-3));
+  EXPECT_TRUE(r.Contains(1, 1e-9));
+}
+
+TEST(ThresholdSpecRegion, TimeBoundsAreInclusiveWithSlack) {
+  Region r;
+  r.comm_min = 1e-3;
+  r.comm_max = 64e-3;
+  r.comp_max = 16e-3;
+  EXPECT_TRUE(r.Contains(1e-3, 1e-3));
+  EXPECT_TRUE(r.Contains(64e-3, 16e-3));
+  EXPECT_TRUE(r.Contains(1e-3 * (1 - 1e-12), 16e-3 * (1 + 1e-12)));  // rounding of a grid value
+  EXPECT_FALSE(r.Contains(0.9e-3, 1e-3));
+  EXPECT_FALSE(r.Contains(65e-3, 1e-3));
+  EXPECT_FALSE(r.Contains(4e-3, 17e-3));
+  EXPECT_FALSE(r.Contains(1e-3 * (1 - 1e-6), 1e-3));  // beyond the slack
+}
+
+TEST(ThresholdSpecRegion, CompOverCommUsesTheTargetRatio) {
+  Region r;
+  r.comp_over_comm_min = 0.25;
+  r.comp_over_comm_max = 4;
+  EXPECT_TRUE(r.Contains(4e-3, 1e-3));   // 0.25, on the edge
+  EXPECT_TRUE(r.Contains(1e-3, 4e-3));   // 4, on the edge
+  EXPECT_TRUE(r.Contains(2e-3, 2e-3));   // 1
+  EXPECT_FALSE(r.Contains(16e-3, 1e-3));  // 1/16
+  EXPECT_FALSE(r.Contains(1e-3, 16e-3));  // 16
+  EXPECT_FALSE(r.Contains(0, 0));         // undefined ratio
+}
+
+TEST(ThresholdSpecRegion, AllBoundsMustHold) {
+  Region r;
+  r.comp_over_comm_min = 1;
+  r.comm_min = 4e-3;
+  EXPECT_TRUE(r.Contains(4e-3, 4e-3));
+  EXPECT_FALSE(r.Contains(1e-3, 4e-3));  // ratio fine, comm too small
+  EXPECT_FALSE(r.Contains(8e-3, 4e-3));  // comm fine, ratio too small
+}
+
+// ---------------------------------------------------------------- selection
+
+ThresholdSpec Spec(const std::string& implementation, const std::string& versions,
+                   const std::string& file) {
+  std::string text = kMinimal;
+  text.replace(text.find("mpich"), 5, implementation);
+  text.replace(text.find(">=4.0"), 5, versions);
+  Parsed<ThresholdSpec> parsed = ParseThresholdSpec(text, file);
+  EXPECT_TRUE(parsed.ok()) << parsed.ErrorText();
+  return parsed.value.value_or(ThresholdSpec());
+}
+
+TEST(ThresholdSpecSelect, FirstMatchingImplementationAndVersion) {
+  std::vector<ThresholdSpec> specs = {
+      Spec("mpich", ">=4.0 <4.1", "a.yaml"),
+      Spec("openmpi", "*", "b.yaml"),
+      Spec("mpich", ">=4.0", "c.yaml"),
+      Spec("mpich", "*", "d.yaml"),
+  };
+  const ThresholdSpec* s = SelectThresholds(specs, {"mpich", "4.0.2"});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "a.yaml");
+  s = SelectThresholds(specs, {"mpich", "4.1"});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "c.yaml");
+  s = SelectThresholds(specs, {"mpich", "3.4"});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "d.yaml");
+  s = SelectThresholds(specs, {"openmpi", "4.1.4"});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "b.yaml");
+}
+
+TEST(ThresholdSpecSelect, NoMatchIsNull) {
+  std::vector<ThresholdSpec> specs = {Spec("mpich", ">=4.0", "a.yaml")};
+  EXPECT_EQ(SelectThresholds(specs, {"mpich", "3.4"}), nullptr);
+  EXPECT_EQ(SelectThresholds(specs, {"mpich", ""}), nullptr);
+  EXPECT_EQ(SelectThresholds(specs, {"openmpi", "4.1.4"}), nullptr);
+  EXPECT_EQ(SelectThresholds({}, {"mpich", "4.0"}), nullptr);
+}
+
+}  // namespace
+}  // namespace nbcguard

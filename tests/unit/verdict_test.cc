@@ -1,0 +1,372 @@
+#include "nbcguard/verdict.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace nbcguard {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+Spread S(double median, double lo, double hi) {
+  Spread s;
+  s.n = 15;
+  s.median = median;
+  s.lo = lo;
+  s.hi = hi;
+  s.min = lo;
+  s.max = hi;
+  s.confidence = 0.96;
+  return s;
+}
+
+// A valid point with every ratio fine (overlap).
+PointResult Good(double comm, double comp) {
+  PointResult p;
+  p.comm_target = comm;
+  p.comp_target = comp;
+  p.valid = true;
+  p.r_overhead = S(0.1, 0.05, 0.15);
+  p.r_comm = S(0.1, 0.05, 0.15);
+  p.r_comp_slowdown = S(1.0, 0.98, 1.02);
+  p.r_mpi_impact = S(1.0, 0.99, 1.01);
+  p.diagnosis = Diagnosis::kOverlap;
+  return p;
+}
+
+PointResult Invalid(double comm, double comp, const std::string& reason) {
+  PointResult p;
+  p.comm_target = comm;
+  p.comp_target = comp;
+  p.valid = false;
+  p.invalid_reason = reason;
+  p.r_overhead = p.r_comm = p.r_comp_slowdown = p.r_mpi_impact = S(kNaN, kNaN, kNaN);
+  p.diagnosis = Diagnosis::kInvalid;
+  return p;
+}
+
+Limit Max(Metric m, double v) {
+  Limit l;
+  l.metric = m;
+  l.max = v;
+  return l;
+}
+
+Limit Min(Metric m, double v) {
+  Limit l;
+  l.metric = m;
+  l.min = v;
+  return l;
+}
+
+Rule MakeRule(const std::string& name, std::vector<Limit> limits) {
+  Rule r;
+  r.name = name;
+  r.where.file = "thresholds/mpich.yaml";
+  r.where.line = 12;
+  r.where.column = 3;
+  r.source = "measured";
+  r.limits = std::move(limits);
+  return r;
+}
+
+TestContext Ctx() {
+  TestContext t;
+  t.collective = "ibcast";
+  t.nodes = 2;
+  t.deployment = Deployment::kProgress;
+  t.labels = {"nightly", "small"};
+  return t;
+}
+
+// 3x3 grid, 1ms/4ms/16ms on each axis.
+std::vector<PointResult> Grid() {
+  std::vector<PointResult> g;
+  for (double comm : {1e-3, 4e-3, 16e-3}) {
+    for (double comp : {1e-3, 4e-3, 16e-3}) g.push_back(Good(comm, comp));
+  }
+  return g;
+}
+
+PointResult* Find(std::vector<PointResult>& g, double comm, double comp) {
+  for (auto& p : g) {
+    if (p.comm_target == comm && p.comp_target == comp) return &p;
+  }
+  return nullptr;
+}
+
+TEST(VerdictTest, RuleAppliesEmptyMatchesAnything) {
+  const Rule r = MakeRule("any", {Max(Metric::kOverhead, 0.5)});
+  EXPECT_TRUE(RuleApplies(r, Ctx()));
+  EXPECT_TRUE(RuleApplies(r, TestContext()));
+}
+
+TEST(VerdictTest, RuleAppliesByEachField) {
+  const TestContext t = Ctx();
+  Rule r = MakeRule("r", {Max(Metric::kOverhead, 0.5)});
+  r.match.deployments = {Deployment::kBasic};
+  EXPECT_FALSE(RuleApplies(r, t));
+  r.match.deployments = {Deployment::kBasic, Deployment::kProgress};
+  EXPECT_TRUE(RuleApplies(r, t));
+
+  r.match.collectives = {"ireduce"};
+  EXPECT_FALSE(RuleApplies(r, t));
+  r.match.collectives = {"ireduce", "ibcast"};
+  EXPECT_TRUE(RuleApplies(r, t));
+
+  r.match.nodes = {1, 4};
+  EXPECT_FALSE(RuleApplies(r, t));
+  r.match.nodes = {2};
+  EXPECT_TRUE(RuleApplies(r, t));
+
+  r.match.labels = {"weekly"};
+  EXPECT_FALSE(RuleApplies(r, t));
+  r.match.labels = {"weekly", "small"};  // any overlap is enough
+  EXPECT_TRUE(RuleApplies(r, t));
+
+  TestContext unlabeled = t;
+  unlabeled.labels.clear();
+  EXPECT_FALSE(RuleApplies(r, unlabeled));
+}
+
+TEST(VerdictTest, AllGoodPasses) {
+  const Verdict v = Evaluate(Grid(), Ctx(), {MakeRule("ok", {Max(Metric::kOverhead, 0.5)})});
+  EXPECT_TRUE(v.pass) << v.Summary();
+  EXPECT_EQ(v.rules_applied, 1);
+  EXPECT_EQ(v.points_checked, 9);
+  EXPECT_TRUE(v.failures.empty());
+  EXPECT_TRUE(v.within_noise.empty());
+  EXPECT_TRUE(v.invalid.empty());
+  EXPECT_EQ(v.Summary(), "PASS: 1 rule(s), 9 point check(s)");
+}
+
+TEST(VerdictTest, NoRulesFails) {
+  const Verdict v = Evaluate(Grid(), Ctx(), {});
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.rules_applied, 0);
+  EXPECT_EQ(v.Summary(), "FAIL: no threshold rule applies to this test");
+}
+
+TEST(VerdictTest, RuleThatDoesNotApplyIsIgnored) {
+  auto grid = Grid();
+  Find(grid, 4e-3, 4e-3)->r_overhead = S(3.0, 2.5, 3.5);  // would fail
+  Rule r = MakeRule("basic only", {Max(Metric::kOverhead, 0.5)});
+  r.match.deployments = {Deployment::kBasic};
+  const Verdict v = Evaluate(grid, Ctx(), {r});
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.rules_applied, 0);
+  EXPECT_EQ(v.points_checked, 0);
+  EXPECT_TRUE(v.failures.empty());
+  EXPECT_EQ(v.Summary(), "FAIL: no threshold rule applies to this test");
+}
+
+TEST(VerdictTest, RegionFilteringDiagonalBand) {
+  auto grid = Grid();
+  // Off the band (comp/comm = 16 and 1/16): bad, but not checked.
+  Find(grid, 1e-3, 16e-3)->r_overhead = S(3.0, 2.5, 3.5);
+  Find(grid, 16e-3, 1e-3)->r_overhead = S(3.0, 2.5, 3.5);
+  Rule r = MakeRule("diagonal", {Max(Metric::kOverhead, 0.5)});
+  r.region.comp_over_comm_min = 0.25;
+  r.region.comp_over_comm_max = 4;
+  Verdict v = Evaluate(grid, Ctx(), {r});
+  EXPECT_TRUE(v.pass) << v.Summary();
+  EXPECT_EQ(v.points_checked, 7);  // 9 minus the two corners
+
+  // On the band edge (comp/comm = 4): checked.
+  Find(grid, 1e-3, 4e-3)->r_overhead = S(3.0, 2.5, 3.5);
+  v = Evaluate(grid, Ctx(), {r});
+  EXPECT_FALSE(v.pass);
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_EQ(v.failures[0].comm_target, 1e-3);
+  EXPECT_EQ(v.failures[0].comp_target, 4e-3);
+}
+
+TEST(VerdictTest, MaxLimitBeyondAndWithinNoise) {
+  auto grid = Grid();
+  PointResult* beyond = Find(grid, 4e-3, 4e-3);
+  beyond->r_overhead = S(1.42, 1.31, 1.55);
+  beyond->diagnosis = Diagnosis::kNoProgression;
+  PointResult* noisy = Find(grid, 1e-3, 1e-3);
+  noisy->r_overhead = S(1.35, 1.2, 1.5);  // median past, interval reaches back
+  const Verdict v = Evaluate(grid, Ctx(), {MakeRule("overlap", {Max(Metric::kOverhead, 1.3)})});
+  EXPECT_FALSE(v.pass);
+  ASSERT_EQ(v.failures.size(), 1u);
+  ASSERT_EQ(v.within_noise.size(), 1u);
+  const Finding& f = v.failures[0];
+  EXPECT_TRUE(f.is_max);
+  EXPECT_TRUE(f.beyond_noise);
+  EXPECT_EQ(f.metric, Metric::kOverhead);
+  EXPECT_DOUBLE_EQ(f.limit, 1.3);
+  EXPECT_DOUBLE_EQ(f.measured.median, 1.42);
+  EXPECT_EQ(f.diagnosis, Diagnosis::kNoProgression);
+  EXPECT_FALSE(v.within_noise[0].beyond_noise);
+  EXPECT_EQ(v.within_noise[0].comm_target, 1e-3);
+  EXPECT_EQ(v.Summary(),
+            "FAIL: 1 limit(s) exceeded beyond noise; 1 rule(s), 9 point check(s), 1 within noise");
+}
+
+TEST(VerdictTest, WithinNoiseAloneStillPasses) {
+  auto grid = Grid();
+  Find(grid, 1e-3, 1e-3)->r_overhead = S(0.55, 0.45, 0.65);
+  const Verdict v = Evaluate(grid, Ctx(), {MakeRule("ok", {Max(Metric::kOverhead, 0.5)})});
+  EXPECT_TRUE(v.pass);
+  EXPECT_EQ(v.within_noise.size(), 1u);
+  EXPECT_EQ(v.Summary(), "PASS: 1 rule(s), 9 point check(s), 1 within noise");
+}
+
+TEST(VerdictTest, LimitExactlyAtBoundIsNotExceeded) {
+  auto grid = Grid();
+  Find(grid, 1e-3, 1e-3)->r_overhead = S(0.5, 0.5, 0.5);
+  const Verdict v = Evaluate(grid, Ctx(), {MakeRule("ok", {Max(Metric::kOverhead, 0.5)})});
+  EXPECT_TRUE(v.pass);
+  EXPECT_TRUE(v.within_noise.empty());
+}
+
+TEST(VerdictTest, MinLimit) {
+  auto grid = Grid();
+  Find(grid, 4e-3, 4e-3)->r_mpi_impact = S(0.5, 0.4, 0.6);    // hi < min: failure
+  Find(grid, 1e-3, 1e-3)->r_mpi_impact = S(0.85, 0.8, 0.95);  // median < min, hi >= min
+  const Verdict v = Evaluate(grid, Ctx(), {MakeRule("sane", {Min(Metric::kMpiImpact, 0.9)})});
+  EXPECT_FALSE(v.pass);
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_FALSE(v.failures[0].is_max);
+  EXPECT_EQ(v.failures[0].metric, Metric::kMpiImpact);
+  ASSERT_EQ(v.within_noise.size(), 1u);
+  EXPECT_FALSE(v.within_noise[0].is_max);
+  EXPECT_NE(v.failures[0].Message().find("< min 0.900"), std::string::npos)
+      << v.failures[0].Message();
+}
+
+TEST(VerdictTest, MinAndMaxOnOneLimitAndEachMetric) {
+  auto grid = Grid();
+  Find(grid, 4e-3, 4e-3)->r_comm = S(1.0, 0.9, 1.1);
+  Find(grid, 4e-3, 16e-3)->r_comp_slowdown = S(1.5, 1.4, 1.6);
+  Find(grid, 16e-3, 4e-3)->r_comp_slowdown = S(0.5, 0.4, 0.6);
+  Limit band;
+  band.metric = Metric::kCompSlowdown;
+  band.min = 0.8;
+  band.max = 1.2;
+  const Verdict v =
+      Evaluate(grid, Ctx(), {MakeRule("comm", {Max(Metric::kComm, 0.5)}), MakeRule("comp", {band})});
+  EXPECT_EQ(v.rules_applied, 2);
+  EXPECT_EQ(v.points_checked, 18);
+  ASSERT_EQ(v.failures.size(), 3u);
+  EXPECT_EQ(v.failures[0].rule, "comm");
+  EXPECT_EQ(v.failures[0].metric, Metric::kComm);
+  EXPECT_EQ(v.failures[1].rule, "comp");
+  EXPECT_TRUE(v.failures[1].is_max);
+  EXPECT_EQ(v.failures[1].comp_target, 16e-3);
+  EXPECT_FALSE(v.failures[2].is_max);
+  EXPECT_EQ(v.failures[2].comm_target, 16e-3);
+}
+
+TEST(VerdictTest, InvalidPointInRegionFails) {
+  auto grid = Grid();
+  *Find(grid, 4e-3, 4e-3) = Invalid(4e-3, 4e-3, "calibration did not converge");
+  Rule r = MakeRule("diagonal", {Max(Metric::kOverhead, 0.5), Max(Metric::kComm, 0.5)});
+  r.region.comp_over_comm_min = 0.25;
+  r.region.comp_over_comm_max = 4;
+  const Verdict v = Evaluate(grid, Ctx(), {r});
+  EXPECT_FALSE(v.pass);
+  EXPECT_TRUE(v.failures.empty());
+  ASSERT_EQ(v.invalid.size(), 1u);  // once per point per rule, not per limit
+  EXPECT_EQ(v.invalid[0], "comm=4ms comp=4ms: INVALID (calibration did not converge) [rule 'diagonal']");
+  EXPECT_EQ(v.points_checked, 6);
+  EXPECT_EQ(v.Summary(), "FAIL: 1 invalid point(s); 1 rule(s), 6 point check(s)");
+}
+
+TEST(VerdictTest, InvalidPointOutsideRegionDoesNotFail) {
+  auto grid = Grid();
+  *Find(grid, 1e-3, 16e-3) = Invalid(1e-3, 16e-3, "no sample survived");
+  Rule r = MakeRule("diagonal", {Max(Metric::kOverhead, 0.5)});
+  r.region.comp_over_comm_min = 0.25;
+  r.region.comp_over_comm_max = 4;
+  const Verdict v = Evaluate(grid, Ctx(), {r});
+  EXPECT_TRUE(v.pass) << v.Summary();
+  EXPECT_TRUE(v.invalid.empty());
+}
+
+TEST(VerdictTest, NaNMedianOfCheckedMetricIsInvalid) {
+  auto grid = Grid();
+  Find(grid, 1e-3, 1e-3)->r_mpi_impact = S(kNaN, kNaN, kNaN);
+  // A rule on another metric does not care.
+  Verdict v = Evaluate(grid, Ctx(), {MakeRule("overhead", {Max(Metric::kOverhead, 0.5)})});
+  EXPECT_TRUE(v.pass) << v.Summary();
+  // A rule on that metric does.
+  v = Evaluate(grid, Ctx(), {MakeRule("impact", {Max(Metric::kMpiImpact, 1.1)})});
+  EXPECT_FALSE(v.pass);
+  ASSERT_EQ(v.invalid.size(), 1u);
+  EXPECT_NE(v.invalid[0].find("comm=1ms comp=1ms: INVALID ("), std::string::npos) << v.invalid[0];
+  EXPECT_NE(v.invalid[0].find("r_mpi_impact"), std::string::npos) << v.invalid[0];
+  EXPECT_NE(v.invalid[0].find("[rule 'impact']"), std::string::npos) << v.invalid[0];
+}
+
+TEST(VerdictTest, RuleWithEmptyRegionChecksNothingAndFails) {
+  Rule r = MakeRule("huge only", {Max(Metric::kOverhead, 0.5)});
+  r.region.comm_min = 1.0;  // no grid point has a 1 s communication
+  const Verdict v = Evaluate(Grid(), Ctx(), {r});
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.rules_applied, 1);
+  EXPECT_EQ(v.points_checked, 0);
+  EXPECT_EQ(v.Summary(),
+            "FAIL: no grid point in any rule's region; 1 rule(s), 0 point check(s)");
+}
+
+TEST(VerdictTest, CountsOverSeveralRules) {
+  auto grid = Grid();
+  Find(grid, 4e-3, 4e-3)->r_overhead = S(2.0, 1.8, 2.2);
+  Find(grid, 16e-3, 16e-3)->r_overhead = S(2.0, 1.8, 2.2);
+  *Find(grid, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "late barrier");
+  Rule a = MakeRule("a", {Max(Metric::kOverhead, 1.0)});
+  Rule b = MakeRule("b", {Max(Metric::kComm, 0.5)});
+  Rule c = MakeRule("c", {Max(Metric::kCompSlowdown, 1.2)});
+  Rule skipped = MakeRule("skipped", {Max(Metric::kOverhead, 0.0)});
+  skipped.match.nodes = {64};
+  const Verdict v = Evaluate(grid, Ctx(), {a, skipped, b, c});
+  EXPECT_EQ(v.rules_applied, 3);
+  EXPECT_EQ(v.points_checked, 24);
+  EXPECT_EQ(v.failures.size(), 2u);
+  EXPECT_EQ(v.invalid.size(), 3u);  // once per applicable rule
+  EXPECT_EQ(v.Summary(),
+            "FAIL: 2 limit(s) exceeded beyond noise, 3 invalid point(s); 3 rule(s), 24 point "
+            "check(s)");
+}
+
+TEST(VerdictTest, MessageNamesRulePointValueLimitAndDiagnosis) {
+  auto grid = Grid();
+  PointResult* p = Find(grid, 4e-3, 1e-3);
+  p->r_overhead = S(1.42, 1.31, 1.55);
+  p->diagnosis = Diagnosis::kNoProgression;
+  Rule r = MakeRule("x", {Max(Metric::kOverhead, 1.3)});
+  const Verdict v = Evaluate(grid, Ctx(), {r});
+  ASSERT_EQ(v.failures.size(), 1u);
+  const std::string m = v.failures[0].Message();
+  EXPECT_EQ(m, std::string("rule 'x' (thresholds/mpich.yaml:12) at comm=4ms comp=1ms: r_overhead = "
+                           "1.42 [1.31, 1.55] > max 1.30 -- no-progression: ") +
+                   Explain(Diagnosis::kNoProgression));
+}
+
+TEST(VerdictTest, MessageWithinNoiseAndFormatting) {
+  Finding f;
+  f.rule = "impact";
+  f.comm_target = 5e-4;
+  f.comp_target = 2;
+  f.metric = Metric::kMpiImpact;
+  f.measured = S(0.05, 0.0123456, 123.4);
+  f.limit = 0.1;
+  f.is_max = false;
+  f.beyond_noise = false;
+  f.diagnosis = Diagnosis::kPassiveImpact;
+  const std::string m = f.Message();
+  EXPECT_EQ(m.find("rule 'impact' at comm=500us comp=2s: r_mpi_impact = 0.0500 [0.0123, 123] "
+                   "< min 0.100 (within noise) -- passive-runtime-impact: "),
+            0u)
+      << m;
+}
+
+}  // namespace
+}  // namespace nbcguard
