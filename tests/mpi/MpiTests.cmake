@@ -29,3 +29,14 @@ nbcguard_mpi_test(end-to-end TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/e2e
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -DIMPL=${_impl}
           -P ${CMAKE_CURRENT_LIST_DIR}/check_end_to_end.cmake)
+
+# A rank that dies, and a rank that hangs, at the second grid point: a clear
+# failure within the timeout, completed points kept in results.json.
+nbcguard_mpi_test(failed-rank TIMEOUT 120
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/fault-exit
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=exit -DTIMEOUT=90
+          "-DEXPECT=harness failed" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)
+nbcguard_mpi_test(hung-rank TIMEOUT 120
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/fault-hang
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=hang -DTIMEOUT=40
+          "-DEXPECT=did not finish within" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)

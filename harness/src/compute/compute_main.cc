@@ -30,10 +30,16 @@ int main(int argc, char** argv) {
   int threads = 1;
   std::vector<int> sizes;
   int repetitions = 15;
+  std::vector<double> targets;
+  double start = 0;
   std::string out_dir;
   app.add_option("--threads", threads, "OpenMP threads (one per core)")->required()->check(CLI::PositiveNumber);
   app.add_option("--sizes", sizes, "matrix sizes, one per computation time")->required()->delimiter(',')->check(CLI::PositiveNumber);
   app.add_option("--repetitions", repetitions, "runs per size")->check(CLI::PositiveNumber);
+  app.add_option("--targets", targets, "computation time each size was calibrated to (sets the time slots)")
+      ->required()->delimiter(',')->check(CLI::PositiveNumber);
+  app.add_option("--start-realtime", start, "CLOCK_REALTIME instant of the first run (all processes)")
+      ->required();
   app.add_option("--out-dir", out_dir, "write compute.<rank>.json here")->required();
   CLI11_PARSE(app, argc, argv);
 
@@ -42,13 +48,21 @@ int main(int argc, char** argv) {
   out["threads"] = threads;
   out["process"] = ProcessIndex();
   out["results"] = nlohmann::json::array();
-  for (int n : sizes) {
-    team.Prepare(n);
-    team.Run();  // warm-up, not recorded (the harness does the same)
-    std::vector<double> times;
-    for (int r = 0; r < repetitions; ++r) times.push_back(team.Run().wall);
-    out["results"].push_back({{"n", n}, {"times", times}});
+  if (targets.size() != sizes.size()) {
+    std::cerr << "nbcguard-compute: --targets needs one time per size\n";
+    return 2;
   }
+  bool any_late = false;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    // Same start-together, back-to-back runs as the harness's idle-MPI runs.
+    team.Prepare(sizes[i]);
+    bool late = false;
+    std::vector<double> times = nbcguard::RunFromInstant(team, repetitions, start, nbcguard::RealtimeNow, &late);
+    any_late = any_late || late;
+    start += nbcguard::BlockSlot(repetitions, targets[i]);
+    out["results"].push_back({{"n", sizes[i]}, {"times", times}, {"late", late}});
+  }
+  out["late"] = any_late;
   const std::string path = out_dir + "/compute." + out["process"].get<std::string>() + ".json";
   std::ofstream f(path);
   f << out.dump() << "\n";

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace nbcguard {
 
@@ -21,20 +22,29 @@ double ComputeTiming::slowest() const {
 
 ComputeTeam::ComputeTeam(int threads) : threads_(std::max(1, threads)), per_thread_(threads_) {}
 
+void ComputeTeam::FreeDeleter::operator()(double* p) const { std::free(p); }
+
 void ComputeTeam::Prepare(int n) {
   if (n == n_) return;
   n_ = n;
   const std::size_t nn = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
+  // Each matrix rounded up to whole pages, then B and C shifted by 17 and
+  // 34 cache lines so the three never share an offset within a page.
+  constexpr std::size_t kPage = 4096 / sizeof(double), kLine = 64 / sizeof(double);
+  const std::size_t stride = (nn + kPage - 1) / kPage * kPage + kPage;
+  const std::size_t bytes = 3 * stride * sizeof(double);
 #pragma omp parallel num_threads(threads_)
   {
     const int t = omp_get_thread_num();
     Matrices& m = per_thread_[t];
-    m.a.assign(nn, 0.0);
-    m.b.assign(nn, 0.0);
-    m.c.assign(nn, 0.0);
-    for (std::size_t i = 0; i < nn; ++i) {
+    m.block.reset(static_cast<double*>(std::aligned_alloc(4096, bytes)));
+    m.a = m.block.get();
+    m.b = m.a + stride + 17 * kLine;
+    m.c = m.b + stride + 17 * kLine;
+    for (std::size_t i = 0; i < nn; ++i) {  // first touch by the owning thread
       m.a[i] = 1.0 + static_cast<double>((i * 7 + t) % 13) / 13.0;
       m.b[i] = 1.0 - static_cast<double>((i * 5 + t) % 11) / 22.0;
+      m.c[i] = 0.0;
     }
   }
 }
@@ -65,11 +75,43 @@ ComputeTiming ComputeTeam::Run() {
     const int t = omp_get_thread_num();
     Matrices& m = per_thread_[t];
     const double t0 = MonotonicNow();
-    Gemm(n_, m.a.data(), m.b.data(), m.c.data());
+    Gemm(n_, m.a, m.b, m.c);
     timing.per_thread[t] = MonotonicNow() - t0;
   }
   timing.wall = MonotonicNow() - start;
   return timing;
+}
+
+double RealtimeNow() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+namespace {
+constexpr double kSpinBefore = 0.1;  // seconds
+}  // namespace
+
+double BlockSlot(int reps, double target) { return (reps + 3) * 3 * target + 0.05 + kSpinBefore; }
+
+std::vector<double> RunFromInstant(ComputeTeam& team, int reps, double start,
+                                   const std::function<double()>& now, bool* late) {
+  *late = now() > start;
+  // Sleep until 100 ms before the instant, then spin: a virtual CPU that
+  // slept runs slower for a while, and both sides must start equally warm.
+  for (double left = start - now(); left > kSpinBefore; left = start - now()) {
+    const double nap = std::min(left - kSpinBefore, 10e-3);
+    timespec ts{0, static_cast<long>(nap * 1e9)};
+    nanosleep(&ts, nullptr);
+  }
+  while (now() < start) {
+  }
+  // Warm-up: at least 3 runs and 20 ms, not recorded.
+  const double warm_until = MonotonicNow() + 20e-3;
+  for (int i = 0; i < 3 || MonotonicNow() < warm_until; ++i) team.Run();
+  std::vector<double> times;
+  for (int i = 0; i < reps; ++i) times.push_back(team.Run().wall);
+  return times;
 }
 
 int AutoThreads(int processes_on_node) {

@@ -4,6 +4,8 @@
 // loads MPI) for r_mpi_impact.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace nbcguard {
@@ -29,13 +31,37 @@ class ComputeTeam {
   int size() const { return n_; }
 
  private:
+  // One 4 KiB-aligned block per thread holding A, B and C at fixed,
+  // staggered offsets: the kernel's speed must not depend on the allocator
+  // of the process it runs in (MPI libraries hook malloc, which moves
+  // matrices relative to each other and can make rows alias in the cache).
+  struct FreeDeleter {
+    void operator()(double* p) const;
+  };
   struct Matrices {
-    std::vector<double> a, b, c;
+    std::unique_ptr<double[], FreeDeleter> block;
+    double *a = nullptr, *b = nullptr, *c = nullptr;
   };
   int threads_;
   int n_ = 0;
   std::vector<Matrices> per_thread_;
 };
+
+// Repetitions that start together: wait (sleeping) until `start` on the
+// clock `now`, one warm-up GEMM, then `reps` GEMMs back to back, exactly as
+// the harness's measurements run. Processes of one node that agree on
+// `start` compute at the same time whether or not they use MPI, so
+// r_mpi_impact compares like with like (on a machine whose cores share
+// resources, a process computing alone runs faster). Returns each
+// repetition's wall time; *late is set when `start` had already passed.
+std::vector<double> RunFromInstant(ComputeTeam& team, int reps, double start,
+                                   const std::function<double()>& now, bool* late);
+// A generous time slot for one such block of a computation calibrated to
+// `target` seconds (allows 3x contention), so blocks of successive sizes can
+// be given start instants in advance.
+double BlockSlot(int reps, double target);
+// CLOCK_REALTIME in seconds: agreed between processes that share no MPI.
+double RealtimeNow();
 
 // Threads of a process when "auto": the cores this process may run on,
 // shared with the other processes of the same node.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -44,6 +45,23 @@ std::string Precise(double v) {
   char buf[40];
   std::snprintf(buf, sizeof(buf), "%.17g", v);
   return buf;
+}
+
+double RealtimeSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Per-process blocks of two jobs ([process][rep] flattened each) joined so
+// each process's repetitions stay together.
+json Interleave(const json& a, const json& b, int processes) {
+  const std::vector<double> x = a.get<std::vector<double>>(), y = b.get<std::vector<double>>();
+  const std::size_t nx = x.size() / processes, ny = y.size() / processes;
+  std::vector<double> out;
+  for (int p = 0; p < processes; ++p) {
+    out.insert(out.end(), x.begin() + p * nx, x.begin() + (p + 1) * nx);
+    out.insert(out.end(), y.begin() + p * ny, y.begin() + (p + 1) * ny);
+  }
+  return out;
 }
 
 std::string Join(const std::vector<double>& v) {
@@ -169,45 +187,100 @@ Deploy Plan(Deployment d, const std::string& impl) {
   return p;
 }
 
-// r_mpi_impact's reference: the same computation in processes that never
-// load MPI, started by the same launcher (same placement, same load).
-NoMpiTimes RunWithoutMpi(const Config& cfg, int nodes, int threads, const std::vector<int>& sizes, int reps,
-                         const fs::path& dir, const std::map<std::string, std::string>& env, double timeout,
-                         std::string* error) {
-  NoMpiTimes out;
+// r_mpi_impact: the same computation with MPI initialised and idle (a short
+// harness job) and in processes that never load MPI (nbcguard-compute),
+// started by the same launcher with the same ranks, threads and sizes. The
+// two alternate over `rounds` rounds, so a machine whose speed drifts over
+// seconds (shared or virtual cores) biases neither side.
+struct ImpactRuns {
+  std::vector<json> passive;  // "passive" records of the MPI jobs
+  NoMpiTimes no_mpi;          // per size: slowest process per repetition
+  std::string error;
+};
+
+ImpactRuns RunImpact(const Config& cfg, int nodes, int threads, const std::vector<int>& sizes,
+                     const std::vector<double>& targets, int reps, const fs::path& dir,
+                     const std::map<std::string, std::string>& env, const std::function<double()>& left) {
+  ImpactRuns out;
   if (sizes.empty()) return out;
-  const fs::path cdir = dir / "no-mpi";
-  fs::remove_all(cdir);
-  fs::create_directories(cdir);
+  constexpr int kRounds = 3;
+  const int per_round = std::max(3, (reps + kRounds - 1) / kRounds);
   std::string list;
   for (int n : sizes) list += (list.empty() ? "" : ",") + std::to_string(n);
-  ProcessResult r = RunProcess(
-      LaunchCommand(cfg, nodes, cfg.compute,
-                    {"--threads", std::to_string(threads), "--sizes", list, "--repetitions", std::to_string(reps),
-                     "--out-dir", cdir.string()}),
-      env, timeout);
-  if (r.exit_code != 0) {
-    *error = r.timed_out ? "computation without MPI timed out" : "computation without MPI failed (exit " +
-                                                                       std::to_string(r.exit_code) + ")";
-    return out;
+  const fs::path cdir = dir / "no-mpi";
+  fs::remove_all(cdir);
+  std::map<int, std::vector<double>> per_size_no_mpi;
+  std::map<int, json> passive_by_size;
+  for (int round = 0; round < kRounds && out.error.empty(); ++round) {
+    // With MPI, idle.
+    const fs::path raw_path = dir / ("passive." + std::to_string(round) + ".jsonl");
+    fs::remove(raw_path);
+    ProcessResult r = RunProcess(
+        LaunchCommand(cfg, nodes, cfg.harness,
+                      {"--mode", "passive", "--threads", std::to_string(threads), "--sizes", list, "--comp",
+                       Join(targets), "--repetitions", std::to_string(per_round), "--out", raw_path.string()}),
+        env, std::max(1.0, left()));
+    RawRun raw = ReadRaw(raw_path.string());
+    if (r.exit_code != 0 || !raw.ended) {
+      out.error = "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
+      break;
+    }
+    for (const json* p : RecordsOfType(raw, "passive")) {
+      if ((*p).value("late", false)) out.error = "a rank started its computation with MPI idle late";
+      json& acc = passive_by_size[(*p)["n"]];
+      if (acc.is_null()) acc = *p;
+      else acc["times"] = Interleave(acc["times"], (*p)["times"], nodes);
+    }
+    // Without MPI: every process starts at one CLOCK_REALTIME instant, far
+    // enough ahead for the launcher to start them.
+    constexpr double kStartMargin = 3.0;
+    const fs::path rdir = cdir / std::to_string(round);
+    fs::create_directories(rdir);
+    r = RunProcess(LaunchCommand(cfg, nodes, cfg.compute,
+                                 {"--threads", std::to_string(threads), "--sizes", list, "--targets", Join(targets),
+                                  "--repetitions", std::to_string(per_round), "--start-realtime",
+                                  Precise(RealtimeSeconds() + kStartMargin), "--out-dir", rdir.string()}),
+                   env, std::max(1.0, left()));
+    if (r.exit_code != 0) {
+      out.error = r.timed_out ? "computation without MPI timed out"
+                              : "computation without MPI failed (exit " + std::to_string(r.exit_code) + ")";
+      break;
+    }
+    std::map<int, std::vector<std::vector<double>>> procs_by_size;
+    for (const auto& e : fs::directory_iterator(rdir)) {
+      std::ifstream f(e.path());
+      json j = json::parse(f, nullptr, false);
+      if (j.is_discarded()) continue;
+      if (j.value("late", false))
+        out.error = "a computation without MPI started after the agreed instant (launcher slower than " +
+                    FormatDuration(kStartMargin) + ")";
+      for (const json& res : j["results"]) procs_by_size[res["n"]].push_back(res["times"].get<std::vector<double>>());
+    }
+    for (auto& [n, procs] : procs_by_size) {
+      std::vector<double> flat;
+      for (auto& p : procs) flat.insert(flat.end(), p.begin(), p.end());
+      std::vector<double> slowest = SlowestPerRep(flat, static_cast<int>(procs.size()));
+      per_size_no_mpi[n].insert(per_size_no_mpi[n].end(), slowest.begin(), slowest.end());
+    }
   }
-  std::map<int, std::vector<std::vector<double>>> per_size;
-  for (const auto& e : fs::directory_iterator(cdir)) {
-    std::ifstream f(e.path());
-    json j = json::parse(f, nullptr, false);
-    if (j.is_discarded()) continue;
-    for (const json& res : j["results"]) per_size[res["n"]].push_back(res["times"].get<std::vector<double>>());
-  }
-  for (auto& [n, procs] : per_size) {
-    std::vector<double> flat;
-    for (auto& p : procs) flat.insert(flat.end(), p.begin(), p.end());
-    out[n] = SlowestPerRep(flat, static_cast<int>(procs.size()));
-  }
+  if (!out.error.empty()) return out;
+  out.no_mpi = per_size_no_mpi;
+  for (auto& [n, rec] : passive_by_size) out.passive.push_back(rec);
   return out;
 }
 
+// Options of `run` beyond the case file.
+struct RunOptions {
+  std::vector<int> nodes;                // default: the case's
+  std::vector<std::string> deployments;  // default: the case's
+  std::string out;                       // default: the build's results/
+  double timeout = 0;                    // seconds; 0 = the case's
+  std::string fault = "none";            // passed to the harness (testing)
+};
+
 int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
-           const std::string& out_root) {
+           const RunOptions& ro) {
+  const std::string out_root = ro.out.empty() ? cfg.results_dir : ro.out;
   const Deploy plan = Plan(d, cfg.implementation);
   const std::string id = c.name + " n" + std::to_string(nodes) + " " + ToString(d);
   if (!plan.skip.empty()) {
@@ -220,6 +293,7 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   fs::remove(raw_path);
 
   const auto started = std::chrono::steady_clock::now();
+  auto red_conformance_free = [](const RawRun& r) { return RecordsOfType(r, "conformance_failure").empty(); };
   auto left = [&] {
     // Keep 10 s of the case's timeout for reducing and reporting.
     return c.timeout - 10 - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -227,7 +301,7 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   std::vector<std::string> args = {"--mode", "overlap", "--collective", c.collective, "--comm", Join(c.comm_times),
                                    "--comp", Join(c.comp_times), "--repetitions", std::to_string(c.repetitions),
                                    "--threads", std::to_string(c.threads), "--reserve", std::to_string(plan.reserve),
-                                   "--out", raw_path.string()};
+                                   "--fault", ro.fault, "--out", raw_path.string()};
   const std::vector<std::string> cmd = LaunchCommand(cfg, nodes, cfg.harness, args);
   std::cerr << "nbcguard: " << id << ": " << ShellQuote(cmd) << "\n";
   ProcessResult hr = RunProcess(cmd, plan.env, std::max(1.0, left()));
@@ -247,13 +321,20 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   int threads = 0;
   for (const json* t : RecordsOfType(raw, "threads")) threads = (*t)["threads"];
   std::vector<int> sizes;
-  for (const json* p : RecordsOfType(raw, "passive")) sizes.push_back((*p)["n"]);
+  std::vector<double> size_targets;
+  for (const json* p : RecordsOfType(raw, "comp_calibration")) {
+    if (!(*p)["converged"].get<bool>()) continue;
+    sizes.push_back((*p)["size"]);
+    size_targets.push_back((*p)["target"]);
+  }
   std::string nompi_error;
   NoMpiTimes nompi;
-  if (harness_error.empty())
-    nompi = RunWithoutMpi(cfg, nodes, threads, sizes, c.repetitions, dir, plan.env, std::max(1.0, left()),
-                          &nompi_error);
-
+  if (harness_error.empty() && red_conformance_free(raw)) {
+    ImpactRuns impact = RunImpact(cfg, nodes, threads, sizes, size_targets, c.repetitions, dir, plan.env, left);
+    nompi_error = impact.error;
+    nompi = impact.no_mpi;
+    for (json& p : impact.passive) raw.records.push_back(p);
+  }
   const Reduction red = Reduce(raw, nompi);
   RunInfo info;
   info.case_name = c.name;
@@ -265,7 +346,7 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   info.threads = threads;
   info.launch_command = ShellQuote(cmd);
   info.deployment_env = plan.env;
-  const std::string version = raw.context.is_object() ? raw.context.value("library_version", "") : "";
+  const std::string version = raw.context.value("library_version", "");
   info.library_version = FirstLine(version);
 
   const LibraryId lib = IdentifyLibrary(version);
@@ -310,14 +391,16 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   return rc;
 }
 
-int Run(const Config& cfg, const std::string& case_file, const std::vector<int>& nodes_opt,
-        const std::vector<std::string>& deploy_opt, const std::string& out) {
+int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   Parsed<CaseSpec> p = LoadCaseSpec(case_file);
   if (!p.ok()) {
     std::cerr << p.ErrorText() << "\n";
     return kUsage;
   }
-  const CaseSpec& c = *p.value;
+  CaseSpec c = *p.value;
+  if (ro.timeout > 0) c.timeout = ro.timeout;
+  const std::vector<int>& nodes_opt = ro.nodes;
+  const std::vector<std::string>& deploy_opt = ro.deployments;
   std::vector<ThresholdSpec> specs;
   if (!LoadThresholds(cfg, &specs)) return kUsage;
   std::vector<int> nodes = nodes_opt.empty() ? c.nodes : nodes_opt;
@@ -328,7 +411,7 @@ int Run(const Config& cfg, const std::string& case_file, const std::vector<int>&
   bool any_ran = false;
   for (int n : nodes)
     for (Deployment d : deps) {
-      const int rc = RunOne(cfg, c, n, d, specs, out.empty() ? cfg.results_dir : out);
+      const int rc = RunOne(cfg, c, n, d, specs, ro);
       if (rc == kSkip) continue;
       any_ran = true;
       if (rc != kPass && (worst == kPass || rc > worst)) worst = rc;
@@ -445,13 +528,17 @@ int main(int argc, char** argv) {
 
   auto* run = app.add_subcommand("run", "run a case: measure, print ratios and the verdict");
   std::string case_file;
-  std::vector<int> nodes;
-  std::vector<std::string> deployments;
+  RunOptions ro;
   run->add_option("case", case_file, "case file (cases/*.yaml)")->required();
-  run->add_option("--nodes", nodes, "process counts (default: the case's)");
-  run->add_option("--deployment", deployments, "deployments (default: the case's)")
+  run->add_option("--nodes", ro.nodes, "process counts (default: the case's)")->check(CLI::Range(2, 4096));
+  run->add_option("--deployment", ro.deployments, "deployments (default: the case's)")
       ->check(CLI::IsMember(DeploymentNames()));
-  run->add_option("--out", out, "results directory (default: the build's results/)");
+  run->add_option("--out", ro.out, "results directory (default: the build's results/)");
+  run->add_option("--timeout", ro.timeout, "seconds for each test (default: the case's timeout)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--inject-fault", ro.fault, "make rank 1 exit or hang at the second grid point (tests the "
+                                              "failure handling)")
+      ->check(CLI::IsMember({"none", "exit", "hang"}));
   run->add_option("--config", config_path);
 
   auto* clock = app.add_subcommand("clock-check", "inject a clock offset and drift on rank 1 and measure how well sync recovers it");
@@ -472,6 +559,7 @@ int main(int argc, char** argv) {
   verify->add_option("--config", config_path);
 
   CLI11_PARSE(app, argc, argv);
+  ForwardTerminationToChildren();
   if (*check) return Check(files);
   Config cfg;
   std::string error;
@@ -480,7 +568,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (*list) return List(cfg, format);
-  if (*run) return Run(cfg, case_file, nodes, deployments, out);
+  if (*run) return Run(cfg, case_file, ro);
   if (*clock) return ClockCheck(cfg, clock_nodes, offset, drift, wait, bound, out);
   if (*verify) return Verify(cfg, verify_nodes, out);
   return 2;

@@ -11,6 +11,21 @@
 
 namespace nbcguard {
 
+namespace {
+// The one piece of global state: the child group a signal handler must kill.
+volatile sig_atomic_t g_child_group = 0;
+
+void KillChildAndExit(int sig) {
+  if (g_child_group > 0) kill(-g_child_group, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+}  // namespace
+
+void ForwardTerminationToChildren() {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, KillChildAndExit);
+}
+
 bool LoadConfig(const std::string& path, Config* c, std::string* error) {
   std::ifstream f(path);
   if (!f) {
@@ -80,6 +95,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
     _exit(127);
   }
   setpgid(pid, pid);
+  g_child_group = pid;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -101,6 +117,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   }
   // Anything the launcher left behind in the group goes too.
   kill(-pid, SIGKILL);
+  g_child_group = 0;
   result.seconds = elapsed();
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);

@@ -39,4 +39,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 
 std::string ShellQuote(const std::vector<std::string>& argv);
 
+// On SIGTERM/SIGINT/SIGHUP (CTest's timeout, Ctrl-C) kill the process group
+// of the running child first, so no MPI process outlives the driver.
+void ForwardTerminationToChildren();
+
 }  // namespace nbcguard

@@ -32,6 +32,7 @@ RawRun ReadRaw(const std::string& path) {
     }
     run.records.push_back(std::move(j));
   }
+  if (!run.context.is_object()) run.context = json::object();  // nothing was written
   return run;
 }
 
@@ -43,7 +44,7 @@ std::vector<const json*> RecordsOfType(const RawRun& run, const std::string& typ
 }
 
 std::vector<ClockFit> FitClocks(const RawRun& run) {
-  const int ranks = run.context.is_object() ? run.context.value("ranks", 1) : 1;
+  const int ranks = run.context.value("ranks", 1);
   std::vector<std::vector<OffsetPoint>> pts(ranks);
   for (const json* rec : RecordsOfType(run, "clock")) {
     const json& per_rank = (*rec)["points"];
@@ -166,19 +167,6 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
                                                       ": " + (*rec)["reason"].get<std::string>();
   }
 
-  // References: medians of the measured times (never the targets).
-  std::map<double, std::vector<double>> comm_ref, comp_ref;
-  for (const json* rec : RecordsOfType(run, "comm_ref")) {
-    for (const auto& s : ToGlobal((*rec)["samples"], clocks))
-      comm_ref[(*rec)["comm_target"]].push_back(Span(s, 0, 1));
-    red.late_redone += (*rec)["samples"].value("late_redone", 0);
-  }
-  for (const json* rec : RecordsOfType(run, "comp_ref")) {
-    for (const auto& s : ToGlobal((*rec)["samples"], clocks))
-      comp_ref[(*rec)["comp_target"]].push_back(MaxDuration(s, 0, 1));
-    red.late_redone += (*rec)["samples"].value("late_redone", 0);
-  }
-
   // r_mpi_impact per computation row: same code, same size, same launcher;
   // with MPI initialised and idle versus a process that never loaded MPI.
   std::map<double, Spread> impact;
@@ -189,7 +177,9 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
     std::vector<double> with_mpi = SlowestPerRep((*rec)["times"].get<std::vector<double>>(), ranks);
     auto it = no_mpi.find(n);
     json row = {{"comp_target", target}, {"n", n}, {"with_mpi_median", Median(with_mpi)}};
-    if (it != no_mpi.end() && !it->second.empty()) {
+    if ((*rec).value("late", false)) {
+      row["error"] = "a rank started its paced runs late; runs were not simultaneous";
+    } else if (it != no_mpi.end() && !it->second.empty()) {
       const double base = Median(it->second);
       std::vector<double> ratios;
       for (double t : with_mpi) ratios.push_back(MpiImpactRatio(t, base));
@@ -197,15 +187,15 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       row["without_mpi_median"] = base;
       row["r_mpi_impact"] = impact[target].median;
       row["ci"] = {impact[target].lo, impact[target].hi};
-    } else {
+    } else if (!row.contains("error")) {
       row["error"] = "no measurement without MPI for this size";
     }
     red.mpi_impact.push_back(row);
   }
 
-  std::map<std::string, const json*> overlap;
-  for (const json* rec : RecordsOfType(run, "overlap"))
-    overlap[Key((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
+  std::map<std::string, const json*> measured_points;
+  for (const json* rec : RecordsOfType(run, "point"))
+    measured_points[Key((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
 
   red.samples = json::array();
   for (double comm : comm_targets) {
@@ -217,18 +207,27 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
         p.valid = false;
         p.invalid_reason = why;
       };
-      const auto it = overlap.find(Key(comm, comp));
+      const auto it = measured_points.find(Key(comm, comp));
       if (!comm_invalid[comm].empty()) invalid(comm_invalid[comm]);
       else if (!comp_invalid[comp].empty()) invalid(comp_invalid[comp]);
-      else if (comm_ref[comm].size() < 3 || comp_ref[comp].size() < 3) invalid("references not measured (run ended first)");
-      else if (it == overlap.end()) invalid("not measured (run ended before this point)");
+      else if (it == measured_points.end()) invalid("not measured (run ended before this point)");
 
+      std::vector<double> comm_ref, comp_ref;
       if (p.valid) {
-        p.t_comm_ref = Median(comm_ref[comm]);
-        p.t_comp_ref = Median(comp_ref[comp]);
+        // References: this point's own, taken in turn with its overlap
+        // samples; medians of measured times, never the targets.
+        const json& rec = *it->second;
+        for (const auto& s : ToGlobal(rec["comm_ref"], clocks)) comm_ref.push_back(Span(s, 0, 3));
+        for (const auto& s : ToGlobal(rec["comp_ref"], clocks)) comp_ref.push_back(MaxDuration(s, 0, 3));
+        red.late_redone += rec["overlap"].value("late_redone", 0);
+        if (comm_ref.size() < 3 || comp_ref.size() < 3) invalid("fewer than 3 reference samples");
+      }
+      if (p.valid) {
+        p.t_comm_ref = Median(comm_ref);
+        p.t_comp_ref = Median(comp_ref);
         std::vector<double> measured, call, compute, wait, r_over, r_comm, r_slow;
         json rows = json::array();
-        for (const auto& s : ToGlobal((*it->second)["samples"], clocks)) {
+        for (const auto& s : ToGlobal((*it->second)["overlap"], clocks)) {
           // Algorithm 1 stamps: t1 start, t2 after the call, t3 after compute, t4 after wait.
           const double tm = Span(s, 0, 3);
           const double tcomp = MaxDuration(s, 1, 2);
@@ -247,7 +246,6 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
           r_slow.push_back(CompSlowdownRatio(tcomp, p.t_comp_ref));
           rows.push_back({tm, tcall, tcomp, twait});
         }
-        red.late_redone += (*it->second)["samples"].value("late_redone", 0);
         if (measured.size() < 3) {
           invalid("fewer than 3 samples survived the synchronized barrier");
         } else {
@@ -259,8 +257,10 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
           p.r_comm = Summarize(r_comm);
           p.r_comp_slowdown = Summarize(r_slow);
           red.samples.push_back({{"comm_target", comm}, {"comp_target", comp},
-                                 {"columns", {"t_measured", "t_call", "t_comp", "t_wait"}},
-                                 {"values", rows}});
+                                 {"bytes_per_rank", (*it->second)["bytes"]}, {"matrix_n", (*it->second)["n"]},
+                                 {"t_comm_ref", comm_ref}, {"t_comp_ref", comp_ref},
+                                 {"overlap_columns", {"t_measured", "t_call", "t_comp", "t_wait"}},
+                                 {"overlap", rows}});
         }
       }
       const auto imp = impact.find(comp);

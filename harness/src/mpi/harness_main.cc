@@ -10,6 +10,7 @@
 #include <cmath>
 #include <functional>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <thread>
@@ -35,6 +36,7 @@ struct Options {
   std::string mode = "overlap";
   std::string collective = "ibcast";
   std::vector<double> comm_targets, comp_targets;
+  std::vector<int> sizes;  // passive mode: matrix sizes, one per --comp target
   int repetitions = 15;
   int threads = 0;
   int reserve = 0;
@@ -44,6 +46,9 @@ struct Options {
   std::uint64_t max_bytes = 256ull << 20;
   int inject_rank = -1;
   double inject_offset = 0, inject_drift = 0;
+  std::string fault = "none";  // none | exit | hang: for testing failure handling
+  int fault_rank = 1;
+  int fault_point = 1;         // overlap point (0-based, grid order) where the fault happens
   std::string out;
 };
 
@@ -175,13 +180,33 @@ class Harness {
   }
 
   int RunOverlap();
+  // A rank that dies or hangs mid-run, so tests can show that the driver
+  // ends such a run with a clear failure and keeps the completed points.
+  void InjectFault() const {
+    if (o_.fault == "exit") {
+      std::fprintf(stderr, "nbcguard-harness[rank %d]: injected fault: exiting\n", comm_.rank());
+      std::_Exit(1);
+    }
+    if (o_.fault == "hang") {
+      std::fprintf(stderr, "nbcguard-harness[rank %d]: injected fault: hanging\n", comm_.rank());
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
   int RunClockCheck();
   int RunVerify();
+  int RunPassive();
 
  private:
-  json Samples(const SampleSet& s) const {
-    return {{"k", s.k}, {"local", s.local}, {"exits", s.exits}, {"late_redone", s.late_redone}};
+  // The samples of one kind (sample index % kKinds == kind).
+  json Samples(const SampleSet& s, int kind) const {
+    json local = json::array(), exits = json::array();
+    for (std::size_t i = kind; i < s.local.size(); i += kKinds) {
+      local.push_back(s.local[i]);
+      exits.push_back(s.exits[i]);
+    }
+    return {{"k", s.k}, {"local", local}, {"exits", exits}, {"late_redone", s.late_redone}};
   }
+  enum Kind { kCommRef = 0, kCompRef = 1, kOverlap = 2, kKinds = 3 };
   int Conformance(const std::string& coll, std::uint64_t count, const std::string& error) {
     raw_.Write({{"type", "conformance_failure"}, {"collective", coll}, {"count", count},
                 {"bytes", coll_ ? coll_->BytesPerRank(count) : 0}, {"error", error}});
@@ -286,55 +311,51 @@ int Harness::RunOverlap() {
     if (cr.converged) comm_count[j] = cr.size;
   }
 
-  // Computation with MPI initialised and idle (r_mpi_impact numerator):
-  // back-to-back runs with no MPI call in between, as nbcguard-compute does.
-  for (std::size_t i = 0; i < comp_size.size(); ++i) {
-    if (!comp_size[i]) continue;
-    CheckMpi(MPI_Barrier(comm_.get()), "MPI_Barrier(passive)");
-    team.Prepare(*comp_size[i]);
-    team.Run();
-    std::vector<double> times;
-    for (int r = 0; r < o_.repetitions; ++r) times.push_back(team.Run().wall);
-    std::vector<double> all = comm_.GatherToRoot(times);
-    raw_.Write({{"type", "passive"}, {"comp_target", o_.comp_targets[i]}, {"n", *comp_size[i]},
-                {"times", all}, {"reps", o_.repetitions}});
-  }
-
-  // References, then the overlap grid (Algorithm 1, no MPI_Test).
-  for (std::size_t i = 0; i < comp_size.size(); ++i) {
-    if (!comp_size[i]) continue;
-    SampleSet s = comp_run(*comp_size[i], o_.repetitions);
-    raw_.Write({{"type", "comp_ref"}, {"comp_target", o_.comp_targets[i]}, {"n", *comp_size[i]},
-                {"samples", Samples(s)}});
-  }
-  for (std::size_t j = 0; j < comm_count.size(); ++j) {
-    if (!comm_count[j]) continue;
-    SampleSet s = comm_run(*comm_count[j], o_.repetitions);
-    if (!s.error.empty()) return Conformance(o_.collective, *comm_count[j], s.error);
-    raw_.Write({{"type", "comm_ref"}, {"comm_target", o_.comm_targets[j]}, {"count", *comm_count[j]},
-                {"samples", Samples(s)}});
-  }
+  // The grid (Algorithm 1, no MPI_Test). At each point the two references
+  // and the overlap run take turns, sample by sample, so all three see the
+  // same state of the machine (a slow drift in CPU speed cancels instead of
+  // biasing every ratio of a row or column).
+  int point = -1;
   for (std::size_t j = 0; j < comm_count.size(); ++j) {
     for (std::size_t i = 0; i < comp_size.size(); ++i) {
+      ++point;
       if (!comm_count[j] || !comp_size[i]) continue;
+      if (point == o_.fault_point && comm_.rank() == o_.fault_rank) InjectFault();
       Sync("point", SyncOptions{2, 50, 0.1});
       team.Prepare(*comp_size[i]);
       coll_->Resize(*comm_count[j]);
-      SampleSet s = m.Run(4, o_.repetitions, fill,
-          [&](int, double* t) {
-            t[0] = clock_.LocalNow();
-            CheckMpi(coll_->Start(&req), "nonblocking collective start");
-            t[1] = clock_.LocalNow();
-            team.Run();
-            t[2] = clock_.LocalNow();
-            CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
-            t[3] = clock_.LocalNow();
+      SampleSet s = m.Run(4, kKinds * o_.repetitions, fill,
+          [&](int rep, double* t) {
+            switch (rep % kKinds) {
+              case kCommRef:  // NBC + wait: t1 = t2 = start, t3 = t4 = end
+                t[0] = t[1] = clock_.LocalNow();
+                CheckMpi(coll_->Start(&req), "nonblocking collective start");
+                CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+                t[2] = t[3] = clock_.LocalNow();
+                break;
+              case kCompRef:  // computation alone
+                t[0] = t[1] = clock_.LocalNow();
+                team.Run();
+                t[2] = t[3] = clock_.LocalNow();
+                break;
+              default:  // overlap
+                t[0] = clock_.LocalNow();
+                CheckMpi(coll_->Start(&req), "nonblocking collective start");
+                t[1] = clock_.LocalNow();
+                team.Run();
+                t[2] = clock_.LocalNow();
+                CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+                t[3] = clock_.LocalNow();
+            }
           },
-          verify, Measurer::GlobalSpan);
+          [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll_->Verify(rep); },
+          Measurer::GlobalSpan);
       if (!s.error.empty()) return Conformance(o_.collective, *comm_count[j], s.error);
-      raw_.Write({{"type", "overlap"}, {"comm_target", o_.comm_targets[j]},
+      raw_.Write({{"type", "point"}, {"comm_target", o_.comm_targets[j]},
                   {"comp_target", o_.comp_targets[i]}, {"count", *comm_count[j]},
-                  {"n", *comp_size[i]}, {"samples", Samples(s)}});
+                  {"bytes", coll_->BytesPerRank(*comm_count[j])}, {"n", *comp_size[i]},
+                  {"comm_ref", Samples(s, kCommRef)}, {"comp_ref", Samples(s, kCompRef)},
+                  {"overlap", Samples(s, kOverlap)}});
     }
   }
   Sync("end", SyncOptions{});
@@ -366,6 +387,28 @@ int Harness::RunClockCheck() {
   json rec = {{"type", "clock_probes"}, {"probes", json::array()}};
   for (auto& s : all) rec["probes"].push_back(json::parse(s));
   raw_.Write(rec);
+  return 0;
+}
+
+// r_mpi_impact numerator: the computation with MPI initialised and idle, in
+// a short job of its own, run exactly as nbcguard-compute runs it without
+// MPI (start together at one CLOCK_REALTIME instant, back to back). The
+// driver alternates the two kinds of job so both see the same machine.
+int Harness::RunPassive() {
+  const int threads = o_.threads > 0 ? o_.threads : AutoThreads(comm_.ranks_on_node());
+  ComputeTeam team(threads);
+  if (o_.sizes.size() != o_.comp_targets.size()) Fatal("--sizes and --comp need one entry each");
+  double start = comm_.BcastDouble(comm_.rank() == 0 ? RealtimeNow() + 0.2 : 0.0);
+  for (std::size_t i = 0; i < o_.sizes.size(); ++i) {
+    team.Prepare(o_.sizes[i]);
+    bool late = false;
+    std::vector<double> times = RunFromInstant(team, o_.repetitions, start, RealtimeNow, &late);
+    start += BlockSlot(o_.repetitions, o_.comp_targets[i]);
+    const bool any_late = comm_.AnyTrue(late);
+    std::vector<double> all = comm_.GatherToRoot(times);
+    raw_.Write({{"type", "passive"}, {"comp_target", o_.comp_targets[i]}, {"n", o_.sizes[i]},
+                {"threads", threads}, {"times", all}, {"reps", o_.repetitions}, {"late", any_late}});
+  }
   return 0;
 }
 
@@ -403,7 +446,8 @@ int main(int argc, char** argv) {
   using namespace nbcguard;
   Options o;
   CLI::App app{"nbcguard-harness: one rank of an overlap measurement (started by nbcguard)"};
-  app.add_option("--mode", o.mode)->check(CLI::IsMember({"overlap", "clock-check", "verify"}));
+  app.add_option("--mode", o.mode)->check(CLI::IsMember({"overlap", "clock-check", "verify", "passive"}));
+  app.add_option("--sizes", o.sizes, "passive mode: matrix sizes")->delimiter(',')->check(CLI::PositiveNumber);
   app.add_option("--collective", o.collective)->check(CLI::IsMember(CollectiveNames()));
   app.add_option("--comm", o.comm_targets, "target communication times (s)")->delimiter(',');
   app.add_option("--comp", o.comp_targets, "target computation times (s)")->delimiter(',');
@@ -417,6 +461,10 @@ int main(int argc, char** argv) {
   app.add_option("--inject-rank", o.inject_rank, "rank whose clock is perturbed (not 0)")->check(CLI::PositiveNumber);
   app.add_option("--inject-offset", o.inject_offset, "seconds added to that rank's clock");
   app.add_option("--inject-drift", o.inject_drift, "relative rate error of that rank's clock (1e-4 = 100 ppm)");
+  app.add_option("--fault", o.fault, "inject a failure: a rank exits or hangs (testing)")
+      ->check(CLI::IsMember({"none", "exit", "hang"}));
+  app.add_option("--fault-rank", o.fault_rank)->check(CLI::NonNegativeNumber);
+  app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();
 
   int provided = 0;
@@ -446,7 +494,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> affinity = comm.GatherStrings(nlohmann::json(aff).dump());
     nlohmann::json ctx = {{"type", "context"}, {"mode", o.mode}, {"collective", o.collective},
                           {"ranks", comm.size()}, {"ranks_on_node", comm.ranks_on_node()},
-                          {"library_version", std::string(version, len)},
+                          // Open MPI counts the terminating NUL in len.
+                          {"library_version", std::string(version, strnlen(version, len))},
                           {"thread_level_provided", provided}, {"hosts", hosts},
                           {"online_cores", sysconf(_SC_NPROCESSORS_ONLN)},
                           {"affinity", nlohmann::json::array()},
@@ -460,6 +509,7 @@ int main(int argc, char** argv) {
     Harness h(o, comm, clock, raw);
     if (o.mode == "overlap") rc = h.RunOverlap();
     else if (o.mode == "clock-check") rc = h.RunClockCheck();
+    else if (o.mode == "passive") rc = h.RunPassive();
     else rc = h.RunVerify();
     rc = static_cast<int>(comm.Max(rc));
     raw.Write({{"type", "end"}, {"status", rc}});
