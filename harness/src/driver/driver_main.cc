@@ -419,6 +419,54 @@ int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   return any_ran ? worst : kSkip;
 }
 
+// ------------------------------------------------------------ envelope --
+
+// What a threshold should be set from: over every results.json under the
+// directories, per (library, deployment, ratio), the range of medians and the
+// largest lower bound of the confidence interval (the value a max limit is
+// compared with), plus invalid points.
+int Envelope(const std::vector<std::string>& dirs) {
+  struct Range {
+    int n = 0;
+    double lo_med = INFINITY, hi_med = -INFINITY, max_ci_lo = -INFINITY;
+  };
+  std::map<std::string, Range> ranges;
+  std::map<std::string, int> invalid;
+  int files = 0;
+  for (const std::string& d : dirs) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(d, ec); it != fs::recursive_directory_iterator(); ++it) {
+      if (it->path().filename() != "results.json") continue;
+      std::ifstream f(it->path());
+      json j = json::parse(f, nullptr, false);
+      if (j.is_discarded() || !j.contains("points")) continue;
+      ++files;
+      const std::string key = j.value("implementation_label", "?") + " " + j["case"].value("deployment", "?");
+      for (const json& p : j["points"]) {
+        if (!p.value("valid", false)) {
+          ++invalid[key + " " + j["case"].value("name", "?")];
+          continue;
+        }
+        for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact"}) {
+          const json& s = p[m];
+          if (!s["median"].is_number() || !s["ci_lo"].is_number()) continue;
+          Range& r = ranges[key + " " + m];
+          ++r.n;
+          r.lo_med = std::min(r.lo_med, s["median"].get<double>());
+          r.hi_med = std::max(r.hi_med, s["median"].get<double>());
+          r.max_ci_lo = std::max(r.max_ci_lo, s["ci_lo"].get<double>());
+        }
+      }
+    }
+  }
+  std::printf("%d results files\n", files);
+  for (const auto& [k, r] : ranges)
+    std::printf("%-36s n=%3d  medians %.2f..%.2f  largest CI lower bound %.2f\n", k.c_str(), r.n, r.lo_med,
+                r.hi_med, r.max_ci_lo);
+  for (const auto& [k, n] : invalid) std::printf("invalid points: %s: %d\n", k.c_str(), n);
+  return files > 0 ? kPass : kFail;
+}
+
 // --------------------------------------------------------- self-checks --
 
 int ClockCheck(const Config& cfg, int nodes, double offset, double drift, double wait, double bound_us,
@@ -558,7 +606,12 @@ int main(int argc, char** argv) {
   verify->add_option("--out", out);
   verify->add_option("--config", config_path);
 
+  auto* envelope = app.add_subcommand("envelope", "summarize results.json files: ranges of each ratio (for setting thresholds)");
+  std::vector<std::string> dirs;
+  envelope->add_option("dirs", dirs, "directories searched for results.json")->required()->check(CLI::ExistingDirectory);
+
   CLI11_PARSE(app, argc, argv);
+  if (*envelope) return Envelope(dirs);
   ForwardTerminationToChildren();
   if (*check) return Check(files);
   Config cfg;

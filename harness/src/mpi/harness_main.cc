@@ -43,7 +43,7 @@ struct Options {
   int calibration_runs = 5;
   double sync_sleep = 1.0;
   double clock_check_wait = 2.0;
-  std::uint64_t max_bytes = 256ull << 20;
+  std::uint64_t max_bytes = 1ull << 30;
   int inject_rank = -1;
   double inject_offset = 0, inject_drift = 0;
   std::string fault = "none";  // none | exit | hang: for testing failure handling
