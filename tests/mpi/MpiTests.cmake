@@ -40,3 +40,21 @@ nbcguard_mpi_test(hung-rank TIMEOUT 120
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/fault-hang
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=hang -DTIMEOUT=40
           "-DEXPECT=did not finish within" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)
+
+# The conformance check itself: with one delivered element flipped on every
+# rank, verification must name the collective and the count (the first one
+# checked is ibcast with count 1).
+nbcguard_mpi_test(verify-detects-corruption TIMEOUT 120
+  COMMAND ${_driver} verify --nodes 2 --inject-fault corrupt --config ${_cfg} --out ${_out}/corrupt)
+set_tests_properties(${_impl}.mpi.verify-detects-corruption PROPERTIES
+  PASS_REGULAR_EXPRESSION "CONFORMANCE FAILURE: ibcast count 1: rank [0-9]+: broadcast buffer element 0: expected")
+
+# No threshold file for the running library is an error that says so,
+# never a pass.
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/no-thresholds)
+nbcguard_mpi_test(missing-thresholds TIMEOUT 120
+  COMMAND ${_driver} run ${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml --thresholds ${CMAKE_CURRENT_BINARY_DIR}/no-thresholds
+          --config ${_cfg} --out ${_out}/no-thresholds)
+set_tests_properties(${_impl}.mpi.missing-thresholds PROPERTIES
+  PASS_REGULAR_EXPRESSION "FAIL e2e n2 basic: no threshold file in .* matches the running library"
+  FAIL_REGULAR_EXPRESSION "verdict: PASS")

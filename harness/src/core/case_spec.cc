@@ -233,32 +233,10 @@ const std::vector<Field<CaseSpec>>& CaseFields() {
 }  // namespace
 
 Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& file) {
-  yaml_schema::Errors errors(file);
-  CaseSpec spec;
-  spec.file = file;
-  try {
-    if (auto doc = yaml_schema::LoadDocument(yaml_text, "a case file", errors)) {
-      yaml_schema::ParseFields(*doc, "", CaseFields(), errors, spec);
-    }
-  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise must not crash the driver
-    errors.Add(e.mark, "cannot read the YAML: " + e.msg);
-  }
-  Parsed<CaseSpec> out;
-  out.errors = errors.Sorted();
-  if (out.errors.empty()) out.value = std::move(spec);
-  return out;
+  return yaml_schema::ParseDocument(yaml_text, file, "a case file", CaseFields());
 }
 
-Parsed<CaseSpec> LoadCaseSpec(const std::string& path) {
-  yaml_schema::Errors errors(path);
-  std::optional<std::string> text = yaml_schema::ReadFile(path, errors);
-  if (!text) {
-    Parsed<CaseSpec> out;
-    out.errors = errors.Sorted();
-    return out;
-  }
-  return ParseCaseSpec(*text, path);
-}
+Parsed<CaseSpec> LoadCaseSpec(const std::string& path) { return yaml_schema::LoadDocumentFile(path, ParseCaseSpec); }
 
 std::vector<SchemaKey> CaseSpecSchema() {
   std::vector<SchemaKey> out;

@@ -324,32 +324,10 @@ bool Region::Contains(double comm_target, double comp_target) const {
 }
 
 Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std::string& file) {
-  yaml_schema::Errors errors(file);
-  ThresholdSpec spec;
-  spec.file = file;
-  try {
-    if (auto doc = yaml_schema::LoadDocument(yaml_text, "a threshold file", errors)) {
-      yaml_schema::ParseFields(*doc, "", ThresholdFields(), errors, spec);
-    }
-  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise must not crash the driver
-    errors.Add(e.mark, "cannot read the YAML: " + e.msg);
-  }
-  Parsed<ThresholdSpec> out;
-  out.errors = errors.Sorted();
-  if (out.errors.empty()) out.value = std::move(spec);
-  return out;
+  return yaml_schema::ParseDocument(yaml_text, file, "a threshold file", ThresholdFields());
 }
 
-Parsed<ThresholdSpec> LoadThresholdSpec(const std::string& path) {
-  yaml_schema::Errors errors(path);
-  std::optional<std::string> text = yaml_schema::ReadFile(path, errors);
-  if (!text) {
-    Parsed<ThresholdSpec> out;
-    out.errors = errors.Sorted();
-    return out;
-  }
-  return ParseThresholdSpec(*text, path);
-}
+Parsed<ThresholdSpec> LoadThresholdSpec(const std::string& path) { return yaml_schema::LoadDocumentFile(path, ParseThresholdSpec); }
 
 std::vector<SchemaKey> ThresholdSpecSchema() {
   std::vector<SchemaKey> out;

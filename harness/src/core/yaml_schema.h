@@ -441,4 +441,40 @@ inline std::optional<YAML::Node> LoadDocument(const std::string& text, const std
   return docs.front();
 }
 
+// ------------------------------------------------------ whole documents
+
+// Parses one YAML document of `text` against the top-level `fields` into a
+// Spec whose `file` member is set; every error found, never an exception.
+// `what` names the file kind in messages ("a case file").
+template <class Spec>
+Parsed<Spec> ParseDocument(const std::string& text, const std::string& file, const std::string& what,
+                           const std::vector<Field<Spec>>& fields) {
+  Errors errors(file);
+  Spec spec;
+  spec.file = file;
+  try {
+    if (auto doc = LoadDocument(text, what, errors)) ParseFields(*doc, "", fields, errors, spec);
+  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise must not crash the driver
+    errors.Add(e.mark, "cannot read the YAML: " + e.msg);
+  }
+  Parsed<Spec> out;
+  out.errors = errors.Sorted();
+  if (out.errors.empty()) out.value = std::move(spec);
+  return out;
+}
+
+// Reads `path` and hands its text to `parse` (ParseCaseSpec, ...).
+template <class Spec>
+Parsed<Spec> LoadDocumentFile(const std::string& path,
+                              Parsed<Spec> (*parse)(const std::string& text, const std::string& file)) {
+  Errors errors(path);
+  std::optional<std::string> text = ReadFile(path, errors);
+  if (!text) {
+    Parsed<Spec> out;
+    out.errors = errors.Sorted();
+    return out;
+  }
+  return parse(*text, path);
+}
+
 }  // namespace nbcguard::yaml_schema

@@ -276,6 +276,7 @@ struct RunOptions {
   std::string out;                       // default: the build's results/
   double timeout = 0;                    // seconds; 0 = the case's
   std::string fault = "none";            // passed to the harness (testing)
+  std::string thresholds_dir;            // default: the configured one
 };
 
 int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
@@ -399,10 +400,12 @@ int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   }
   CaseSpec c = *p.value;
   if (ro.timeout > 0) c.timeout = ro.timeout;
+  Config cfg_run = cfg;
+  if (!ro.thresholds_dir.empty()) cfg_run.thresholds_dir = ro.thresholds_dir;
   const std::vector<int>& nodes_opt = ro.nodes;
   const std::vector<std::string>& deploy_opt = ro.deployments;
   std::vector<ThresholdSpec> specs;
-  if (!LoadThresholds(cfg, &specs)) return kUsage;
+  if (!LoadThresholds(cfg_run, &specs)) return kUsage;
   std::vector<int> nodes = nodes_opt.empty() ? c.nodes : nodes_opt;
   std::vector<Deployment> deps;
   if (deploy_opt.empty()) deps = c.deployments;
@@ -411,7 +414,7 @@ int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   bool any_ran = false;
   for (int n : nodes)
     for (Deployment d : deps) {
-      const int rc = RunOne(cfg, c, n, d, specs, ro);
+      const int rc = RunOne(cfg_run, c, n, d, specs, ro);
       if (rc == kSkip) continue;
       any_ran = true;
       if (rc != kPass && (worst == kPass || rc > worst)) worst = rc;
@@ -532,13 +535,14 @@ int ClockCheck(const Config& cfg, int nodes, double offset, double drift, double
   return kPass;
 }
 
-int Verify(const Config& cfg, int nodes, const std::string& out) {
+int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault) {
   const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "verify" / ("n" + std::to_string(nodes));
   fs::create_directories(dir);
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
-  ProcessResult r = RunProcess(LaunchCommand(cfg, nodes, cfg.harness, {"--mode", "verify", "--out", raw_path.string()}),
-                               {}, 300);
+  ProcessResult r = RunProcess(
+      LaunchCommand(cfg, nodes, cfg.harness, {"--mode", "verify", "--fault", fault, "--out", raw_path.string()}), {},
+      300);
   RawRun raw = ReadRaw(raw_path.string());
   std::set<std::string> verified;
   for (const json* v : RecordsOfType(raw, "verified")) verified.insert((*v)["collective"].get<std::string>());
@@ -575,13 +579,15 @@ int main(int argc, char** argv) {
   check->add_option("files", files)->required();
 
   auto* run = app.add_subcommand("run", "run a case: measure, print ratios and the verdict");
-  std::string case_file;
+  std::vector<std::string> case_files;
   RunOptions ro;
-  run->add_option("case", case_file, "case file (cases/*.yaml)")->required();
+  run->add_option("cases", case_files, "case files (cases/*.yaml)")->required();
   run->add_option("--nodes", ro.nodes, "process counts (default: the case's)")->check(CLI::Range(2, 4096));
   run->add_option("--deployment", ro.deployments, "deployments (default: the case's)")
       ->check(CLI::IsMember(DeploymentNames()));
   run->add_option("--out", ro.out, "results directory (default: the build's results/)");
+  run->add_option("--thresholds", ro.thresholds_dir, "directory of threshold files (default: the source tree's)")
+      ->check(CLI::ExistingDirectory);
   run->add_option("--timeout", ro.timeout, "seconds for each test (default: the case's timeout)")
       ->check(CLI::PositiveNumber);
   run->add_option("--inject-fault", ro.fault, "make rank 1 exit or hang at the second grid point (tests the "
@@ -602,7 +608,10 @@ int main(int argc, char** argv) {
 
   auto* verify = app.add_subcommand("verify", "run every registered collective and verify its results");
   int verify_nodes = 2;
+  std::string verify_fault = "none";
   verify->add_option("--nodes", verify_nodes)->check(CLI::Range(2, 4096));
+  verify->add_option("--inject-fault", verify_fault, "corrupt: flip one delivered element (tests the check itself)")
+      ->check(CLI::IsMember({"none", "corrupt"}));
   verify->add_option("--out", out);
   verify->add_option("--config", config_path);
 
@@ -621,8 +630,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (*list) return List(cfg, format);
-  if (*run) return Run(cfg, case_file, ro);
+  if (*run) {
+    // Worst outcome over the cases; SKIP only when every case skipped.
+    int worst = kSkip;
+    for (const std::string& f : case_files) {
+      const int rc = Run(cfg, f, ro);
+      if (rc == kSkip) continue;
+      if (worst == kSkip || worst == kPass || (rc != kPass && rc > worst)) worst = rc;
+    }
+    return worst;
+  }
   if (*clock) return ClockCheck(cfg, clock_nodes, offset, drift, wait, bound, out);
-  if (*verify) return Verify(cfg, verify_nodes, out);
+  if (*verify) return Verify(cfg, verify_nodes, out, verify_fault);
   return 2;
 }

@@ -41,6 +41,10 @@ class Base : public Collective {
     FillSend(rep);
     std::fill(recv_.begin(), recv_.end(), -1);
   }
+  void Corrupt() override {
+    std::vector<std::int32_t>& delivered = recv_.empty() ? send_ : recv_;  // ibcast delivers in place
+    if (!delivered.empty()) delivered[0] ^= 0x40;
+  }
 
  protected:
   virtual std::uint64_t SendElems(std::uint64_t count) const = 0;

@@ -27,6 +27,9 @@ class Collective {
   virtual std::uint64_t BytesPerRank(std::uint64_t count) const = 0;
   // Largest count whose buffers on one rank stay within `budget` bytes.
   virtual std::uint64_t MaxCount(std::uint64_t budget) const = 0;
+  // Flips one element of what the call delivered (testing that Verify
+  // catches a wrong result). No effect for ibarrier.
+  virtual void Corrupt() = 0;
   // False for ibarrier: no size to calibrate.
   virtual bool HasSize() const { return true; }
 };

@@ -83,4 +83,12 @@ std::vector<std::string> Comm::GatherStrings(const std::string& mine) const {
   return out;
 }
 
+std::string Comm::BcastString(const std::string& on_root) const {
+  int len = rank_ == 0 ? static_cast<int>(on_root.size()) : 0;
+  CheckMpi(MPI_Bcast(&len, 1, MPI_INT, 0, comm_), "MPI_Bcast(length)");
+  std::string out = rank_ == 0 ? on_root : std::string(len, '\0');
+  CheckMpi(MPI_Bcast(out.data(), len, MPI_CHAR, 0, comm_), "MPI_Bcast(string)");
+  return out;
+}
+
 }  // namespace nbcguard

@@ -37,6 +37,8 @@ class Comm {
   // Rank 0 gets all ranks' vectors (equal lengths), concatenated by rank.
   std::vector<double> GatherToRoot(const std::vector<double>& mine) const;
   std::vector<std::string> GatherStrings(const std::string& mine) const;
+  // Every rank gets rank 0's string.
+  std::string BcastString(const std::string& on_root) const;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

@@ -428,6 +428,7 @@ int Harness::RunVerify() {
             CheckMpi(coll_->Start(&req), "start");
             CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
             t[1] = clock_.LocalNow();
+            if (o_.fault == "corrupt") coll_->Corrupt();
           },
           [&](int rep) { return coll_->Verify(rep); }, Measurer::GlobalSpan);
       if (!s.error.empty()) return Conformance(name, count, s.error);
@@ -461,8 +462,8 @@ int main(int argc, char** argv) {
   app.add_option("--inject-rank", o.inject_rank, "rank whose clock is perturbed (not 0)")->check(CLI::PositiveNumber);
   app.add_option("--inject-offset", o.inject_offset, "seconds added to that rank's clock");
   app.add_option("--inject-drift", o.inject_drift, "relative rate error of that rank's clock (1e-4 = 100 ppm)");
-  app.add_option("--fault", o.fault, "inject a failure: a rank exits or hangs (testing)")
-      ->check(CLI::IsMember({"none", "exit", "hang"}));
+  app.add_option("--fault", o.fault, "inject a failure: a rank exits or hangs, or results are corrupted (testing)")
+      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));
   app.add_option("--fault-rank", o.fault_rank)->check(CLI::NonNegativeNumber);
   app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();

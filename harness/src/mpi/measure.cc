@@ -42,12 +42,13 @@ SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare
     // One agreement for lateness and correctness.
     const bool any_wrong = comm_.AnyTrue(!wrong.empty());
     if (any_wrong) {
+      // Every rank must leave with the error, or the others carry on into
+      // the next collective and the job hangs.
       std::vector<std::string> all = comm_.GatherStrings(wrong);
-      for (std::size_t r = 0; r < all.size(); ++r)
-        if (!all[r].empty()) {
-          set.error = "rank " + std::to_string(r) + ": " + all[r];
-          break;
-        }
+      std::string first;
+      for (std::size_t r = 0; r < all.size() && first.empty(); ++r)
+        if (!all[r].empty()) first = "rank " + std::to_string(r) + ": " + all[r];
+      set.error = comm_.BcastString(first);
       return set;
     }
     const bool any_late = comm_.AnyTrue(exit.late);
