@@ -24,6 +24,13 @@ struct CalibrationOptions {
   // order). Bracketing extrapolates with that law, so a GEMM behind a
   // start-up cost is not overshot by 100x in time. Must be > 0.
   double growth_exponent = 1;
+  // How many times an apparent step (see below) is measured again before it
+  // is believed: both ends of the bracket are evaluated once more and the
+  // search goes on from the new times. On a machine whose speed drifts
+  // within seconds (shared vCPUs), one slow median at the upper end of a
+  // bracket looks exactly like a step; a real step shows up again. 0: trust
+  // every measurement (a step is reported at once).
+  int recheck_steps = 0;
 };
 
 struct CalibrationStep {
@@ -41,7 +48,8 @@ struct CalibrationResult {
 
 // cost(size) returns the (median) time in seconds for `size`; sizes are
 // integers in [min_size, max_size]. Never evaluates outside that range and
-// never evaluates the same size twice. Not converged when the target is
+// never evaluates the same size twice, except the two ends of an apparent
+// step re-measured under recheck_steps (the newer time then counts). Not converged when the target is
 // below cost(min_size) or above cost(max_size) (beyond tolerance), or when
 // max_iterations is exhausted (e.g. a cost that is not monotonic); `reason`
 // says which.
@@ -64,10 +72,13 @@ struct CalibrationResult {
 //   lies inside the bracket (and likewise above), so non-monotonic costs
 //   cannot make it inconsistent.
 // - A step: no integer left in the bracket, or a bracket narrower than 0.1 %
-//   across which the time grows like size^100 or faster -> not converged,
-//   "the time jumps from ... to ...".
+//   across which the time grows like size^100 or faster -> both ends are
+//   measured again (up to recheck_steps times, within max_iterations) and
+//   the search resumes from the new times; otherwise not converged, "the time
+//   jumps from ... to ...".
 // size/time are those of the evaluated point closest to the target
-// (relative error), also when not converged. A non-finite or negative
+// (relative error; a re-measured size counts with its newest time), also
+// when not converged. A non-finite or negative
 // time from `cost` stops the search (not converged). A non-positive or
 // non-finite target, a negative tolerance, a non-positive growth_exponent
 // or min_size > max_size are not converged with no evaluation.

@@ -84,6 +84,7 @@ class Search {
   std::optional<CalibrationStep> lo_;  // largest-known size below target (bracket)
   std::optional<CalibrationStep> hi_;  // smallest-known size above target (bracket)
   bool force_bisect_ = false;
+  int rechecks_done_ = 0;
 };
 
 Search::Outcome Search::Evaluate(Size size) {
@@ -231,8 +232,14 @@ std::optional<Size> Search::Propose() {
 void Search::Finish() {
   const CalibrationStep* best = nullptr;
   double best_err = HUGE_VAL;
-  for (const CalibrationStep& s : result_.steps) {
+  const auto& steps = result_.steps;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const CalibrationStep& s = steps[i];
     if (!std::isfinite(s.time)) continue;
+    // A size measured again counts with its newest time only.
+    bool superseded = false;
+    for (std::size_t k = i + 1; k < steps.size(); ++k) superseded |= steps[k].size == s.size;
+    if (superseded) continue;
     const double err = std::fabs(s.time - target_) / target_;
     if (!best || err < best_err) {
       best = &s;
@@ -317,6 +324,22 @@ CalibrationResult Search::Run() {
     }
 
     // Bracketed: lo below, hi above, nothing evaluated strictly between.
+    if (IsJump(*lo_, *hi_) && rechecks_done_ < o_.recheck_steps &&
+        static_cast<int>(result_.steps.size()) + 2 <= o_.max_iterations) {
+      // Measure both ends again before believing the step; the bracket is
+      // rebuilt from the new times (either end may now be on the other
+      // side of the target, which sends the search back to bracketing).
+      ++rechecks_done_;
+      const Size ends[2] = {lo_->size, hi_->size};
+      lo_.reset();
+      hi_.reset();
+      force_bisect_ = false;
+      for (Size s : ends) {
+        out = Evaluate(s);
+        if (out != Outcome::kContinue) break;
+      }
+      continue;
+    }
     if (IsJump(*lo_, *hi_)) {
       result_.reason = "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) +
                        ": the time jumps from " + At(*lo_) + " to " + At(*hi_) +
