@@ -26,6 +26,7 @@ file(GENERATE OUTPUT "${_cfg}" CONTENT "{
   \"postflags\": ${_post},
   \"harness\": \"$<TARGET_FILE:nbcguard-harness>\",
   \"compute\": \"$<TARGET_FILE:nbcguard-compute>\",
+  \"reference_library\": \"$<TARGET_FILE:nbcguard-reference>\",
   \"cases_dir\": \"${PROJECT_SOURCE_DIR}/cases\",
   \"thresholds_dir\": \"${PROJECT_SOURCE_DIR}/thresholds\",
   \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\"

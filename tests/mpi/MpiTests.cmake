@@ -58,3 +58,16 @@ nbcguard_mpi_test(missing-thresholds TIMEOUT 120
 set_tests_properties(${_impl}.mpi.missing-thresholds PROPERTIES
   PASS_REGULAR_EXPRESSION "FAIL e2e n2 basic: no threshold file in .* matches the running library"
   FAIL_REGULAR_EXPRESSION "verdict: PASS")
+
+# Ground truth: reference behaviours with known answers, loaded into the
+# ranks by the driver (libnbcguard-reference, PMPI), checked point by point.
+# A harness that measured wrongly (e.g. averaging ranks instead of first
+# start to last end, or dropping the references' own samples) fails here.
+foreach(_behaviour background deferred late-rank)
+  nbcguard_mpi_test(reference-${_behaviour} TIMEOUT 300
+    COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/reference-${_behaviour}
+            -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/reference/${_behaviour}.yaml
+            -DCHECKER=$<TARGET_FILE:nbcguard-reference-check>
+            -P ${CMAKE_CURRENT_LIST_DIR}/check_reference.cmake)
+  set_tests_properties(${_impl}.mpi.reference-${_behaviour} PROPERTIES LABELS "mpi;integration;${_impl};n2;quick;reference")
+endforeach()

@@ -85,5 +85,24 @@ TEST(MetricsTest, NonFiniteNumeratorsGiveNaNNotInf) {
   EXPECT_TRUE(std::isnan(CompSlowdownRatio(1e300, 1e-300)));
 }
 
+// Peer figures: perfect overlap reads 100 %, serialization 0 %; OSU cannot
+// go below 0 % where r_overhead shows worse than serialized.
+TEST(MetricsTest, OsuOverlapPercent) {
+  EXPECT_DOUBLE_EQ(OsuOverlapPercent(1.0, 1.0, 1.0), 100.0);  // communication hidden
+  EXPECT_DOUBLE_EQ(OsuOverlapPercent(2.0, 1.0, 1.0), 0.0);    // serialized
+  EXPECT_DOUBLE_EQ(OsuOverlapPercent(1.5, 1.0, 1.0), 50.0);
+  EXPECT_DOUBLE_EQ(OsuOverlapPercent(3.0, 1.0, 1.0), 0.0);    // worse than serialized: floored
+  EXPECT_TRUE(std::isnan(OsuOverlapPercent(1.0, 1.0, 0.0)));
+}
+
+TEST(MetricsTest, ImbOverlapPercent) {
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 1.0), 100.0);
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 2.0), 0.0);
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 2.0, 2.5), 25.0);   // (1 + 2 - 2.5) / 2
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 0.5), 100.0);  // capped
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 4.0), 0.0);
+  EXPECT_TRUE(std::isnan(ImbOverlapPercent(1.0, 0.0, 1.0)));
+}
+
 }  // namespace
 }  // namespace nbcguard

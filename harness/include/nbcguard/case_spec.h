@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "nbcguard/deployment.h"
+#include "nbcguard/reference.h"
 #include "nbcguard/spec_error.h"
 
 namespace nbcguard {
@@ -22,6 +23,9 @@ struct CaseSpec {
   int repetitions = 15;            // samples per grid point, >= 3
   std::vector<std::string> labels; // extra CTest labels (quick, nightly, ...)
   double timeout = 600;            // seconds for one test (case x nodes x deployment)
+  // A reference behaviour replacing the library's progression (ground-truth
+  // tests; reference.h). Inactive unless the case has a `reference:` section.
+  ReferenceSpec reference;
 };
 
 // Reads and validates a case file.

@@ -23,4 +23,15 @@ double CompSlowdownRatio(double t_comp, double t_comp_ref);
 // (4) (t_call + t_wait) / t_comm_ref.
 double CommRatio(double t_call, double t_wait, double t_comm_ref);
 
+// Peers' figures from the same samples (METHOD.md section 3), for
+// comparison only, never verdicts. Percentages in [0, 100]; NaN when a
+// denominator is not a positive finite time.
+// OSU micro-benchmarks: max(0, 100 - 100 (t_overall - t_compute) / t_pure)
+// for one rank (callers average over ranks). Floors at 0: a slowdown beyond
+// serialized and plain serialization both read 0 %.
+double OsuOverlapPercent(double t_overall, double t_compute, double t_pure);
+// Intel MPI Benchmarks: 100 max(0, min(1, (t_pure + t_cpu - t_ovrl) /
+// max(t_pure, t_cpu))), t_ovrl from the rank with the largest one.
+double ImbOverlapPercent(double t_pure, double t_cpu, double t_ovrl);
+
 }  // namespace nbcguard

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "nbcguard/diagnosis.h"
 #include "nbcguard/stats.h"
@@ -26,6 +27,22 @@ struct PointResult {
   Spread r_mpi_impact;
 
   Diagnosis diagnosis = Diagnosis::kInvalid;
+
+  // Peers' figures from the same overlap samples (percent; METHOD.md
+  // section 3), shown beside r_overhead, never used in verdicts.
+  Spread osu_overlap_pct, imb_overlap_pct;
+
+  // Per rank, medians over the communication-alone samples, on the global
+  // clock relative to the first rank's start: when each rank started, how
+  // long its start call took, when it finished. A rank entering the
+  // collective late shows a long start call; a rank finishing late, a late end.
+  struct RankTiming {
+    double start = 0, call = 0, end = 0;
+  };
+  std::vector<RankTiming> per_rank;
+  // Ranks whose start call took clearly longer than the others' (late
+  // entry), with the delay beyond the median rank's; empty when none.
+  std::vector<std::pair<int, double>> late_ranks;
 };
 
 }  // namespace nbcguard

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "yaml_schema.h"
 
@@ -127,6 +128,97 @@ const std::vector<Field<CaseSpec>>& GridFields() {
   return fields;
 }
 
+// ---------------------------------------------------------------- reference
+
+void ParseReferenceDuration(const Value& v, double& out, bool positive) {
+  std::optional<double> t = yaml_schema::ReadDuration(v, v.node);
+  if (!t) return;
+  if (positive && !(*t > 0)) {
+    v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
+    return;
+  }
+  out = *t;
+}
+
+// "50MB/s": a positive number and a decimal unit.
+void ParseBandwidth(const Value& v, CaseSpec& c) {
+  std::optional<std::string> text = yaml_schema::ScalarText(v.node);
+  struct Unit {
+    const char* name;
+    double scale;
+  };
+  static const Unit kUnits[] = {{"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}, {"B/s", 1}};
+  if (text) {
+    for (const Unit& u : kUnits) {
+      const std::string name = u.name;
+      if (text->size() <= name.size() || text->compare(text->size() - name.size(), name.size(), name) != 0) continue;
+      std::string number = text->substr(0, text->size() - name.size());
+      if (!number.empty() && number.back() == ' ') number.pop_back();
+      char* end = nullptr;
+      const double x = std::strtod(number.c_str(), &end);
+      if (!number.empty() && end == number.c_str() + number.size() && std::isfinite(x) && x > 0) {
+        c.reference.bandwidth = x * u.scale;
+        return;
+      }
+      break;
+    }
+  }
+  v.Expected();
+}
+
+const std::vector<Field<CaseSpec>>& ReferenceFields() {
+  static const std::vector<Field<CaseSpec>> fields = {
+      {"behaviour", "one of " + yaml_schema::Join(ReferenceBehaviourNames()), Need::kRequired, nullptr,
+       "the known behaviour that replaces the library's progression of the collective",
+       [](const Value& v, CaseSpec& c) {
+         std::optional<std::string> name = yaml_schema::ScalarText(v.node);
+         std::optional<ReferenceBehaviour> b = name ? ParseReferenceBehaviour(*name) : std::nullopt;
+         if (b && *b != ReferenceBehaviour::kNone) {
+           c.reference.behaviour = *b;
+         } else {
+           v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
+                              (name ? yaml_schema::DidYouMean(*name, ReferenceBehaviourNames()) : std::string()));
+         }
+       }},
+      {"latency", "a duration >= 0 with a unit, e.g. 20us", Need::kOptional, "20us",
+       "modelled duration = latency + bytes / bandwidth",
+       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.latency, false); }},
+      {"bandwidth", "a positive rate with a unit B/s, kB/s, MB/s or GB/s, e.g. 50MB/s", Need::kOptional,
+       "50MB/s", "modelled bandwidth (well below the real one, so the real transfer adds little)", ParseBandwidth},
+      {"late_rank", "a rank >= 0, or -1 for the last rank", Need::kOptional, "-1",
+       "late-rank: the rank that enters the collective late",
+       [](const Value& v, CaseSpec& c) {
+         std::optional<long long> r = yaml_schema::ScalarInt(v.node);
+         if (r && *r >= -1 && *r < yaml_schema::kMaxProcesses) {
+           c.reference.late_rank = static_cast<int>(*r);
+         } else {
+           v.Expected();
+         }
+       }},
+      {"late_delay", "a duration >= 0 with a unit, e.g. 1ms", Need::kOptional, "1ms",
+       "late-rank: how late that rank enters",
+       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.late_delay, false); }},
+      {"share", "a number in (0, 1], e.g. 0.5", Need::kOptional, "0.5",
+       "passive-impact: fraction of every period the idle runtime thread spins",
+       [](const Value& v, CaseSpec& c) {
+         std::optional<double> x = yaml_schema::ScalarNumber(v.node);
+         if (x && *x > 0 && *x <= 1) {
+           c.reference.share = *x;
+         } else {
+           v.Expected();
+         }
+       }},
+      {"period", "a positive duration with a unit, e.g. 1ms", Need::kOptional, "1ms",
+       "passive-impact: length of one spin + sleep cycle",
+       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.period, true); }},
+  };
+  return fields;
+}
+
+void ParseReference(const Value& v, CaseSpec& c) {
+  yaml_schema::ParseFields(v.node, v.path, ReferenceFields(), v.errors, c);
+}
+
 // ---------------------------------------------------------------- top level
 
 void ParseName(const Value& v, CaseSpec& c) {
@@ -226,6 +318,13 @@ const std::vector<Field<CaseSpec>>& CaseFields() {
        Need::kOptional, "[]", "extra CTest labels (quick, nightly, ...)", ParseLabels},
       {"timeout", "a positive duration with a unit, e.g. 600s", Need::kOptional, "600s",
        "time limit of one test (case x nodes x deployment)", ParseTimeout},
+      {"reference",
+       "a mapping with key behaviour (one of " + yaml_schema::Join(ReferenceBehaviourNames()) +
+           ") and optional latency, bandwidth, late_rank, late_delay, share, period",
+       Need::kOptional, nullptr,
+       "ground truth: replace the library's progression with a behaviour whose ratios are known "
+       "(README, Reference behaviours)",
+       ParseReference},
   };
   return fields;
 }
@@ -243,6 +342,7 @@ std::vector<SchemaKey> CaseSpecSchema() {
   yaml_schema::AppendDocs("", CaseFields(), out);
   yaml_schema::AppendDocs("grid.", GridFields(), out);
   yaml_schema::AppendDocs("grid.<axis>.", RangeFields(), out);
+  yaml_schema::AppendDocs("reference.", ReferenceFields(), out);
   return out;
 }
 

@@ -64,4 +64,14 @@ double CommRatio(double t_call, double t_wait, double t_comm_ref) {
   return Finite((t_call + t_wait) / t_comm_ref);
 }
 
+double OsuOverlapPercent(double t_overall, double t_compute, double t_pure) {
+  if (!UsableDenominator(t_pure) || !std::isfinite(t_overall) || !std::isfinite(t_compute)) return kNaN;
+  return std::max(0.0, 100.0 - 100.0 * (t_overall - t_compute) / t_pure);
+}
+
+double ImbOverlapPercent(double t_pure, double t_cpu, double t_ovrl) {
+  if (!UsableDenominator(t_pure) || !UsableDenominator(t_cpu) || !std::isfinite(t_ovrl)) return kNaN;
+  return 100.0 * std::clamp((t_pure + t_cpu - t_ovrl) / std::max(t_pure, t_cpu), 0.0, 1.0);
+}
+
 }  // namespace nbcguard

@@ -277,10 +277,22 @@ struct RunOptions {
   double timeout = 0;                    // seconds; 0 = the case's
   std::string fault = "none";            // passed to the harness (testing)
   std::string thresholds_dir;            // default: the configured one
+  std::string reference;                 // reference behaviour overriding the case's (empty = the case's)
 };
 
-int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
+int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
            const RunOptions& ro) {
+  Config cfg = base_cfg;
+  if (c.reference.active()) {
+    if (cfg.reference_library.empty() || !fs::exists(cfg.reference_library)) {
+      std::cout << "FAIL " << c.name << ": the case asks for reference behaviour "
+                << ToString(c.reference.behaviour) << " but the reference library is missing ("
+                << (cfg.reference_library.empty() ? "not in " + cfg.path : cfg.reference_library) << ")\n";
+      return kUsage;
+    }
+    cfg.harness_env = ToEnvironment(c.reference);
+    cfg.harness_env["LD_PRELOAD"] = cfg.reference_library;
+  }
   const std::string out_root = ro.out.empty() ? cfg.results_dir : ro.out;
   const Deploy plan = Plan(d, cfg.implementation);
   const std::string id = c.name + " n" + std::to_string(nodes) + " " + ToString(d);
@@ -347,6 +359,13 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   info.threads = threads;
   info.launch_command = ShellQuote(cmd);
   info.deployment_env = plan.env;
+  if (c.reference.active()) {
+    info.reference = c.reference.Describe();
+    info.reference_json = {{"behaviour", ToString(c.reference.behaviour)}, {"latency", c.reference.latency},
+                           {"bandwidth", c.reference.bandwidth}, {"late_rank", c.reference.late_rank},
+                           {"late_delay", c.reference.late_delay}, {"share", c.reference.share},
+                           {"period", c.reference.period}};
+  }
   const std::string version = raw.context.value("library_version", "");
   info.library_version = FirstLine(version);
 
@@ -400,6 +419,7 @@ int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   }
   CaseSpec c = *p.value;
   if (ro.timeout > 0) c.timeout = ro.timeout;
+  if (!ro.reference.empty()) c.reference.behaviour = *ParseReferenceBehaviour(ro.reference);  // checked by CLI
   Config cfg_run = cfg;
   if (!ro.thresholds_dir.empty()) cfg_run.thresholds_dir = ro.thresholds_dir;
   const std::vector<int>& nodes_opt = ro.nodes;
@@ -593,6 +613,14 @@ int main(int argc, char** argv) {
   run->add_option("--inject-fault", ro.fault, "make rank 1 exit or hang at the second grid point (tests the "
                                               "failure handling)")
       ->check(CLI::IsMember({"none", "exit", "hang"}));
+  run->add_option("--reference", ro.reference,
+                  "replace the library's progression with a reference behaviour whose ratios are known "
+                  "(ground truth; none = the library's own; other parameters from the case's reference: section)")
+      ->check(CLI::IsMember([] {
+        std::vector<std::string> v = ReferenceBehaviourNames();
+        v.insert(v.begin(), "none");
+        return v;
+      }()));
   run->add_option("--config", config_path);
 
   auto* clock = app.add_subcommand("clock-check", "inject a clock offset and drift on rank 1 and measure how well sync recovers it");

@@ -46,6 +46,7 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     c->cases_dir = j.at("cases_dir");
     c->thresholds_dir = j.at("thresholds_dir");
     c->results_dir = j.at("results_dir");
+    c->reference_library = j.value("reference_library", "");
   } catch (const std::exception& e) {
     *error = path + ": " + e.what();
     return false;
@@ -57,6 +58,10 @@ std::vector<std::string> LaunchCommand(const Config& c, int ranks, const std::st
                                        const std::vector<std::string>& args) {
   std::vector<std::string> cmd = {c.mpiexec, c.numproc_flag, std::to_string(ranks)};
   cmd.insert(cmd.end(), c.preflags.begin(), c.preflags.end());
+  if (program == c.harness && !c.harness_env.empty()) {
+    cmd.push_back("env");
+    for (const auto& [k, v] : c.harness_env) cmd.push_back(k + "=" + v);
+  }
   cmd.push_back(program);
   cmd.insert(cmd.end(), c.postflags.begin(), c.postflags.end());
   cmd.insert(cmd.end(), args.begin(), args.end());

@@ -17,12 +17,19 @@ struct Config {
   std::vector<std::string> preflags, postflags;
   std::string harness, compute;
   std::string cases_dir, thresholds_dir, results_dir;
+  std::string reference_library;  // libnbcguard-reference.so (reference behaviours)
+  // Set per run, not read from the file: environment variables given to the
+  // harness ranks only (through `env` in front of the harness on the launch
+  // line), e.g. LD_PRELOAD of the reference library. Never reaches the
+  // launcher itself nor the program that must not load MPI.
+  std::map<std::string, std::string> harness_env;
 };
 
 // Reads the file; on error returns false with *error saying what is wrong.
 bool LoadConfig(const std::string& path, Config* config, std::string* error);
 
-// ${MPIEXEC} ${NUMPROC_FLAG} n ${PREFLAGS} program ${POSTFLAGS} args
+// ${MPIEXEC} ${NUMPROC_FLAG} n ${PREFLAGS} program ${POSTFLAGS} args; for the
+// harness with harness_env set: ... ${PREFLAGS} env K=V... harness ${POSTFLAGS} args
 std::vector<std::string> LaunchCommand(const Config& c, int ranks, const std::string& program,
                                        const std::vector<std::string>& args);
 

@@ -119,6 +119,37 @@ json SkewStats(const json& rounds, const std::vector<ClockFit>& clocks) {
   return {{"rounds", s.n}, {"median", s.median}, {"max", s.max}, {"min", s.min}};
 }
 
+// Per-rank medians over communication-alone samples, relative to each
+// sample's first start; and the ranks whose start call took clearly longer
+// than the median of the other ranks' (by more than 10 % of the collective's
+// time and 20 us): they entered the collective late.
+void PerRankTiming(const GlobalSamples& samples, PointResult* p) {
+  if (samples.empty()) return;
+  const std::size_t ranks = samples.front().size();
+  std::vector<double> calls, spans;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    std::vector<double> start, call, end;
+    for (const auto& s : samples) {
+      if (s.size() != ranks) continue;
+      double first = std::numeric_limits<double>::infinity();
+      for (const auto& q : s) first = std::min(first, q[0]);
+      start.push_back(s[r][0] - first);
+      call.push_back(s[r][1] - s[r][0]);
+      end.push_back(s[r][3] - first);
+    }
+    p->per_rank.push_back({Median(start), Median(call), Median(end)});
+    calls.push_back(Median(call));
+    spans.push_back(Median(end));
+  }
+  const double span = *std::max_element(spans.begin(), spans.end());
+  for (std::size_t r = 0; r < ranks; ++r) {
+    std::vector<double> others = calls;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(r));
+    const double extra = calls[r] - Median(others);
+    if (extra > std::max(0.1 * span, 20e-6)) p->late_ranks.push_back({static_cast<int>(r), extra});
+  }
+}
+
 std::string Key(double comm, double comp) { return FormatDuration(comm) + "x" + FormatDuration(comp); }
 
 }  // namespace
@@ -213,11 +244,19 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       else if (it == measured_points.end()) invalid("not measured (run ended before this point)");
 
       std::vector<double> comm_ref, comp_ref;
+      std::vector<double> pure_per_rank;  // each rank's own communication-alone time (OSU's t_pure)
       if (p.valid) {
         // References: this point's own, taken in turn with its overlap
         // samples; medians of measured times, never the targets.
         const json& rec = *it->second;
-        for (const auto& s : ToGlobal(rec["comm_ref"], clocks)) comm_ref.push_back(Span(s, 0, 3));
+        const GlobalSamples comm_samples = ToGlobal(rec["comm_ref"], clocks);
+        for (const auto& s : comm_samples) comm_ref.push_back(Span(s, 0, 3));
+        PerRankTiming(comm_samples, &p);
+        for (std::size_t r = 0; r < p.per_rank.size(); ++r) {
+          std::vector<double> own;
+          for (const auto& s : comm_samples) own.push_back(s[r][3] - s[r][0]);
+          pure_per_rank.push_back(Median(own));
+        }
         for (const auto& s : ToGlobal(rec["comp_ref"], clocks)) comp_ref.push_back(MaxDuration(s, 0, 3));
         red.late_redone += rec["overlap"].value("late_redone", 0);
         if (comm_ref.size() < 3 || comp_ref.size() < 3) invalid("fewer than 3 reference samples");
@@ -225,18 +264,22 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       if (p.valid) {
         p.t_comm_ref = Median(comm_ref);
         p.t_comp_ref = Median(comp_ref);
-        std::vector<double> measured, call, compute, wait, r_over, r_comm, r_slow;
+        std::vector<double> measured, call, compute, wait, r_over, r_comm, r_slow, osu, imb;
         json rows = json::array();
         for (const auto& s : ToGlobal((*it->second)["overlap"], clocks)) {
           // Algorithm 1 stamps: t1 start, t2 after the call, t3 after compute, t4 after wait.
           const double tm = Span(s, 0, 3);
           const double tcomp = MaxDuration(s, 1, 2);
-          double tmpi = 0, tcall = 0, twait = 0;
-          for (const auto& r : s) {
-            tmpi = std::max(tmpi, (r[1] - r[0]) + (r[3] - r[2]));
-            tcall = std::max(tcall, r[1] - r[0]);
-            twait = std::max(twait, r[3] - r[2]);
-          }
+          // MPI time on the critical path: the rank that finished computing
+          // last. Its wait is what the computation did not hide; an earlier
+          // rank's wait also holds the time it idles for that rank (compute
+          // imbalance), which is not the library's doing.
+          std::size_t crit = 0;
+          for (std::size_t r = 1; r < s.size(); ++r)
+            if (s[r][2] > s[crit][2]) crit = r;
+          const double tcall = s[crit][1] - s[crit][0];
+          const double twait = s[crit][3] - s[crit][2];
+          const double tmpi = tcall + twait;
           measured.push_back(tm);
           call.push_back(tcall);
           compute.push_back(tcomp);
@@ -245,6 +288,16 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
           r_comm.push_back(CommRatio(tmpi, 0.0, p.t_comm_ref));
           r_slow.push_back(CompSlowdownRatio(tcomp, p.t_comp_ref));
           rows.push_back({tm, tcall, tcomp, twait});
+          // Peers: OSU per rank (own overall, compute and pure times),
+          // averaged; IMB from the rank with the largest overall time.
+          double osu_sum = 0, ovrl = 0;
+          for (std::size_t r = 0; r < s.size(); ++r) {
+            const double overall = s[r][3] - s[r][0];
+            osu_sum += OsuOverlapPercent(overall, s[r][2] - s[r][1], r < pure_per_rank.size() ? pure_per_rank[r] : kNaN);
+            ovrl = std::max(ovrl, overall);
+          }
+          osu.push_back(osu_sum / static_cast<double>(s.size()));
+          imb.push_back(ImbOverlapPercent(p.t_comm_ref, p.t_comp_ref, ovrl));
         }
         if (measured.size() < 3) {
           invalid("fewer than 3 samples survived the synchronized barrier");
@@ -256,6 +309,8 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
           p.r_overhead = Summarize(r_over);
           p.r_comm = Summarize(r_comm);
           p.r_comp_slowdown = Summarize(r_slow);
+          p.osu_overlap_pct = Summarize(osu);
+          p.imb_overlap_pct = Summarize(imb);
           red.samples.push_back({{"comm_target", comm}, {"comp_target", comp},
                                  {"bytes_per_rank", (*it->second)["bytes"]}, {"matrix_n", (*it->second)["n"]},
                                  {"t_comm_ref", comm_ref}, {"t_comp_ref", comp_ref},

@@ -40,6 +40,10 @@ json SpreadJson(const Spread& s) {
 void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v) {
   out << "nbcguard: " << info.collective << " on " << info.nodes << " ranks x " << info.threads
       << " compute thread(s), deployment " << info.deployment << ", " << info.library_version << "\n";
+  if (!info.reference.empty())
+    out << "REFERENCE BEHAVIOUR " << info.reference
+        << ": libnbcguard-reference replaced the library's progression; these figures are the "
+           "reference's, not the library's\n";
   double worst_rtt = 0, worst_res = 0;
   for (const json& c : red.clock) {
     worst_rtt = std::max(worst_rtt, c.value("min_rtt_s", 0.0));
@@ -59,6 +63,7 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   out << "ratios: median [95% CI of the median]; r_overhead 0 = overlap, 1 = serialized, >1 = worse\n";
   out << std::left << std::setw(7) << "comm" << std::setw(7) << "comp" << std::setw(10) << "comm_ref"
       << std::setw(10) << "comp_ref" << std::setw(10) << "measured" << std::setw(20) << "r_overhead"
+      << std::setw(6) << "OSU%" << std::setw(6) << "IMB%"
       << std::setw(20) << "r_comm" << std::setw(20) << "r_comp_slowdown" << std::setw(18)
       << "r_mpi_impact" << "diagnosis\n";
   for (const PointResult& p : red.points) {
@@ -68,9 +73,22 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
       continue;
     }
     out << std::setw(10) << Dur(p.t_comm_ref) << std::setw(10) << Dur(p.t_comp_ref) << std::setw(10)
-        << Dur(p.t_measured) << std::setw(20) << Cell(p.r_overhead) << std::setw(20) << Cell(p.r_comm)
+        << Dur(p.t_measured) << std::setw(20) << Cell(p.r_overhead) << std::setw(6)
+        << Num(p.osu_overlap_pct.median, 0) << std::setw(6) << Num(p.imb_overlap_pct.median, 0)
+        << std::setw(20) << Cell(p.r_comm)
         << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact)
         << ToString(p.diagnosis) << "\n";
+  }
+  out << "OSU%, IMB%: the overlap percentages those benchmarks would report from the same samples "
+         "(100 = hidden, 0 = serialized or worse; for comparison, not verdicts)\n";
+  for (const PointResult& p : red.points) {
+    for (const auto& [rank, extra] : p.late_ranks) {
+      const auto& t = p.per_rank[rank];
+      out << "late rank at " << FormatDuration(p.comm_target) << " x " << FormatDuration(p.comp_target)
+          << ": rank " << rank << " entered the collective " << Dur(extra)
+          << " after the others (start call " << Dur(t.call) << ", end " << Dur(t.end)
+          << " after the first rank's start)\n";
+    }
   }
   if (!red.conformance_error.empty()) out << "CONFORMANCE FAILURE: " << red.conformance_error << "\n";
   out << "thresholds: " << info.threshold_file << "\n";
@@ -89,7 +107,17 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       jp.update({{"t_comm_ref", p.t_comm_ref}, {"t_comp_ref", p.t_comp_ref}, {"t_measured", p.t_measured},
                  {"t_call", p.t_call}, {"t_comp", p.t_comp}, {"t_wait", p.t_wait},
                  {"r_overhead", SpreadJson(p.r_overhead)}, {"r_comm", SpreadJson(p.r_comm)},
-                 {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)}});
+                 {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)},
+                 {"osu_overlap_pct", SpreadJson(p.osu_overlap_pct)},
+                 {"imb_overlap_pct", SpreadJson(p.imb_overlap_pct)}});
+      json ranks = json::array();
+      for (std::size_t r = 0; r < p.per_rank.size(); ++r)
+        ranks.push_back({{"rank", r}, {"comm_start", p.per_rank[r].start}, {"comm_call", p.per_rank[r].call},
+                         {"comm_end", p.per_rank[r].end}});
+      jp["per_rank"] = ranks;
+      json late = json::array();
+      for (const auto& [rank, extra] : p.late_ranks) late.push_back({{"rank", rank}, {"delay", extra}});
+      jp["late_ranks"] = late;
     }
     jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);
     jp["diagnosis"] = ToString(p.diagnosis);
@@ -114,6 +142,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       {"implementation_label", info.implementation_label},
       {"launch", info.launch_command},
       {"deployment_environment", info.deployment_env},
+      {"reference", info.reference_json},
       {"run", {{"completed", raw.ended}, {"status", raw.status}, {"torn_lines", raw.truncated_lines}}},
       {"clock_sync", red.clock},
       {"barrier_skew", red.barrier},

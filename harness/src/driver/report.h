@@ -20,6 +20,8 @@ struct RunInfo {
   std::string threshold_file;
   std::string launch_command;
   nlohmann::json deployment_env;  // environment set for the deployment
+  std::string reference;          // reference behaviour (ReferenceSpec::Describe), empty = none
+  nlohmann::json reference_json;  // its parameters
 };
 
 void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v);
