@@ -2,12 +2,7 @@
 # valid with finite t_* and all four ratios, the context recorded, and the
 # verdict present. The verdict itself may be PASS or FAIL (exit 0 or 1): this
 # test is about the measurement pipeline, the case tests are about limits.
-execute_process(COMMAND "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}"
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}")
-if(NOT rc EQUAL 0 AND NOT rc EQUAL 1)
-  message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
 set(file "${OUT}/e2e/n2/basic/results.json")
 file(READ "${file}" json)
 

@@ -38,6 +38,7 @@ struct PointResult {
   // collective late shows a long start call; a rank finishing late, a late end.
   struct RankTiming {
     double start = 0, call = 0, end = 0;
+    double own = 0;  // the rank's own end - start (OSU's t_pure)
   };
   std::vector<RankTiming> per_rank;
   // Ranks whose start call took clearly longer than the others' (late

@@ -130,14 +130,9 @@ const std::vector<Field<CaseSpec>>& GridFields() {
 
 // ---------------------------------------------------------------- reference
 
-void ParseReferenceDuration(const Value& v, double& out, bool positive) {
-  std::optional<double> t = yaml_schema::ReadDuration(v, v.node);
-  if (!t) return;
-  if (positive && !(*t > 0)) {
-    v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
-    return;
-  }
-  out = *t;
+// Durations parse as positive (ParseDuration), so "0ms" is refused there.
+void ParseReferenceDuration(const Value& v, double& out) {
+  if (auto t = yaml_schema::ReadDuration(v, v.node)) out = *t;
 }
 
 // "50MB/s": a positive number and a decimal unit.
@@ -180,9 +175,9 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
                               (name ? yaml_schema::DidYouMean(*name, ReferenceBehaviourNames()) : std::string()));
          }
        }},
-      {"latency", "a duration >= 0 with a unit, e.g. 20us", Need::kOptional, "20us",
+      {"latency", "a positive duration with a unit, e.g. 20us", Need::kOptional, "20us",
        "modelled duration = latency + bytes / bandwidth",
-       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.latency, false); }},
+       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.latency); }},
       {"bandwidth", "a positive rate with a unit B/s, kB/s, MB/s or GB/s, e.g. 50MB/s", Need::kOptional,
        "50MB/s", "modelled bandwidth (well below the real one, so the real transfer adds little)", ParseBandwidth},
       {"late_rank", "a rank >= 0, or -1 for the last rank", Need::kOptional, "-1",
@@ -195,9 +190,9 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
            v.Expected();
          }
        }},
-      {"late_delay", "a duration >= 0 with a unit, e.g. 1ms", Need::kOptional, "1ms",
+      {"late_delay", "a positive duration with a unit, e.g. 1ms", Need::kOptional, "1ms",
        "late-rank: how late that rank enters",
-       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.late_delay, false); }},
+       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.late_delay); }},
       {"share", "a number in (0, 1], e.g. 0.5", Need::kOptional, "0.5",
        "passive-impact: fraction of every period the idle runtime thread spins",
        [](const Value& v, CaseSpec& c) {
@@ -210,7 +205,7 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
        }},
       {"period", "a positive duration with a unit, e.g. 1ms", Need::kOptional, "1ms",
        "passive-impact: length of one spin + sleep cycle",
-       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.period, true); }},
+       [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.period); }},
   };
   return fields;
 }

@@ -126,26 +126,28 @@ json SkewStats(const json& rounds, const std::vector<ClockFit>& clocks) {
 void PerRankTiming(const GlobalSamples& samples, PointResult* p) {
   if (samples.empty()) return;
   const std::size_t ranks = samples.front().size();
-  std::vector<double> calls, spans;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    std::vector<double> start, call, end;
-    for (const auto& s : samples) {
-      if (s.size() != ranks) continue;
-      double first = std::numeric_limits<double>::infinity();
-      for (const auto& q : s) first = std::min(first, q[0]);
-      start.push_back(s[r][0] - first);
-      call.push_back(s[r][1] - s[r][0]);
-      end.push_back(s[r][3] - first);
+  std::vector<std::vector<double>> start(ranks), call(ranks), end(ranks), own(ranks);
+  for (const auto& s : samples) {
+    if (s.size() != ranks) continue;
+    double first = std::numeric_limits<double>::infinity();
+    for (const auto& q : s) first = std::min(first, q[0]);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      start[r].push_back(s[r][0] - first);
+      call[r].push_back(s[r][1] - s[r][0]);
+      end[r].push_back(s[r][3] - first);
+      own[r].push_back(s[r][3] - s[r][0]);
     }
-    p->per_rank.push_back({Median(start), Median(call), Median(end)});
-    calls.push_back(Median(call));
-    spans.push_back(Median(end));
   }
-  const double span = *std::max_element(spans.begin(), spans.end());
+  double span = 0;
   for (std::size_t r = 0; r < ranks; ++r) {
-    std::vector<double> others = calls;
-    others.erase(others.begin() + static_cast<std::ptrdiff_t>(r));
-    const double extra = calls[r] - Median(others);
+    p->per_rank.push_back({Median(start[r]), Median(call[r]), Median(end[r]), Median(own[r])});
+    span = std::max(span, p->per_rank.back().end);
+  }
+  for (std::size_t r = 0; r < ranks; ++r) {
+    std::vector<double> others;
+    for (std::size_t q = 0; q < ranks; ++q)
+      if (q != r) others.push_back(p->per_rank[q].call);
+    const double extra = p->per_rank[r].call - Median(others);
     if (extra > std::max(0.1 * span, 20e-6)) p->late_ranks.push_back({static_cast<int>(r), extra});
   }
 }
@@ -244,7 +246,6 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       else if (it == measured_points.end()) invalid("not measured (run ended before this point)");
 
       std::vector<double> comm_ref, comp_ref;
-      std::vector<double> pure_per_rank;  // each rank's own communication-alone time (OSU's t_pure)
       if (p.valid) {
         // References: this point's own, taken in turn with its overlap
         // samples; medians of measured times, never the targets.
@@ -252,11 +253,6 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
         const GlobalSamples comm_samples = ToGlobal(rec["comm_ref"], clocks);
         for (const auto& s : comm_samples) comm_ref.push_back(Span(s, 0, 3));
         PerRankTiming(comm_samples, &p);
-        for (std::size_t r = 0; r < p.per_rank.size(); ++r) {
-          std::vector<double> own;
-          for (const auto& s : comm_samples) own.push_back(s[r][3] - s[r][0]);
-          pure_per_rank.push_back(Median(own));
-        }
         for (const auto& s : ToGlobal(rec["comp_ref"], clocks)) comp_ref.push_back(MaxDuration(s, 0, 3));
         red.late_redone += rec["overlap"].value("late_redone", 0);
         if (comm_ref.size() < 3 || comp_ref.size() < 3) invalid("fewer than 3 reference samples");
@@ -293,7 +289,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
           double osu_sum = 0, ovrl = 0;
           for (std::size_t r = 0; r < s.size(); ++r) {
             const double overall = s[r][3] - s[r][0];
-            osu_sum += OsuOverlapPercent(overall, s[r][2] - s[r][1], r < pure_per_rank.size() ? pure_per_rank[r] : kNaN);
+            osu_sum += OsuOverlapPercent(overall, s[r][2] - s[r][1], r < p.per_rank.size() ? p.per_rank[r].own : kNaN);
             ovrl = std::max(ovrl, overall);
           }
           osu.push_back(osu_sum / static_cast<double>(s.size()));

@@ -73,6 +73,15 @@ void SpinUntil(double deadline) {
   }
 }
 
+// Asleep until `deadline` on CLOCK_MONOTONIC (no CPU).
+void SleepUntil(double deadline) {
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(deadline);
+  ts.tv_nsec = static_cast<long>((deadline - static_cast<double>(ts.tv_sec)) * 1e9);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
 [[noreturn]] void Die(const std::string& why) {
   std::fprintf(stderr, "libnbcguard-reference: %s\n", why.c_str());
   std::fflush(stderr);
@@ -103,7 +112,7 @@ class Thief {
   struct Job {
     double cpu = 0;
     double submitted = 0;
-    bool done = false;
+    std::atomic<bool> done{false};
   };
   ~Thief() { Stop(); }
   std::shared_ptr<Job> Submit(double cpu) {
@@ -135,10 +144,7 @@ class Thief {
     while (!Done(job)) {
     }
   }
-  bool Done(const std::shared_ptr<Job>& job) {
-    std::lock_guard<std::mutex> lock(mu_);
-    return job->done;
-  }
+  static bool Done(const std::shared_ptr<Job>& job) { return job->done.load(std::memory_order_acquire); }
   void Stop() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -159,19 +165,13 @@ class Thief {
       // A real-time thread runs the moment it wakes, which would be inside
       // the start call; it starts kStartDelay later, when the rank computes.
       // Asleep, not spinning: a spinning real-time thread would hold the core.
-      const double at = job->submitted + kStartDelay;
-      timespec ts;
-      ts.tv_sec = static_cast<time_t>(at);
-      ts.tv_nsec = static_cast<long>((at - static_cast<double>(ts.tv_sec)) * 1e9);
-      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-      }
+      SleepUntil(job->submitted + kStartDelay);
       const double until = ThreadCpu() + job->cpu;
       while (ThreadCpu() < until) {
       }
+      job->done.store(true, std::memory_order_release);
       lock.lock();
-      job->done = true;
       jobs_.pop_front();
-      cv_.notify_all();
     }
   }
   std::mutex mu_;
@@ -192,13 +192,7 @@ class Spinner {
         while (Now() < spin_end && !stop_.load(std::memory_order_relaxed)) {
         }
         next += period;
-        if (share < 1) {
-          const double t = next;
-          timespec ts;
-          ts.tv_sec = static_cast<time_t>(t);
-          ts.tv_nsec = static_cast<long>((t - static_cast<double>(ts.tv_sec)) * 1e9);
-          clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-        }
+        if (share < 1) SleepUntil(next);
         if (Now() > next + period) next = Now();  // fell behind (descheduled): no catch-up burst
       }
     });
