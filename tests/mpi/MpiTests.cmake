@@ -61,13 +61,16 @@ set_tests_properties(${_impl}.mpi.missing-thresholds PROPERTIES
 
 # Ground truth: reference behaviours with known answers, loaded into the
 # ranks by the driver (libnbcguard-reference, PMPI), checked point by point.
-# A harness that measured wrongly (e.g. averaging ranks instead of first
-# start to last end, or dropping the references' own samples) fails here.
+# Taking r_comm as the largest per-rank MPI time makes background and
+# deferred fail. Label "reference", not "quick": excluded from the test
+# presets (the CI tier) until they pass the flakiness budget; two runs in
+# about ten on Open MPI failed one check on noise (r_comp_slowdown 0.85 in
+# deferred at 2ms x 4ms). Run them with: ctest --preset <impl> -L reference
 foreach(_behaviour background deferred late-rank)
   nbcguard_mpi_test(reference-${_behaviour} TIMEOUT 300
     COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/reference-${_behaviour}
             -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/reference/${_behaviour}.yaml
             -DCHECKER=$<TARGET_FILE:nbcguard-reference-check>
             -P ${CMAKE_CURRENT_LIST_DIR}/check_reference.cmake)
-  set_tests_properties(${_impl}.mpi.reference-${_behaviour} PROPERTIES LABELS "mpi;integration;${_impl};n2;quick;reference")
+  set_tests_properties(${_impl}.mpi.reference-${_behaviour} PROPERTIES LABELS "mpi;integration;${_impl};n2;reference")
 endforeach()
