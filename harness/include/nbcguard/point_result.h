@@ -44,6 +44,9 @@ struct PointResult {
   // Ranks whose start call took clearly longer than the others' (late
   // entry), with the delay beyond the median rank's; empty when none.
   std::vector<std::pair<int, double>> late_ranks;
+  // Ranks whose end came clearly after the others' (late exit), with the
+  // delay beyond the median rank's end; empty when none.
+  std::vector<std::pair<int, double>> late_exits;
 };
 
 }  // namespace nbcguard

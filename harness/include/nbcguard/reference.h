@@ -22,6 +22,7 @@ enum class ReferenceBehaviour {
   kDeferred,       // nothing happens until MPI_Wait, which then takes Duration(bytes)
   kCpuThief,       // a busy thread per rank needs Duration(bytes) of CPU to complete it
   kLateRank,       // background, but rank late_rank enters the collective late_delay late
+  kLateExit,       // background, but rank late_rank leaves the collective late_delay after the others
   kPassiveImpact,  // background, plus a thread spinning a `share` of every period from MPI_Init
 };
 
@@ -37,8 +38,8 @@ struct ReferenceSpec {
   // completion adds only a few percent.
   double latency = 20e-6;   // seconds
   double bandwidth = 50e6;  // bytes per second
-  int late_rank = -1;       // kLateRank: the late rank; -1 = the last rank
-  double late_delay = 1e-3; // kLateRank: seconds the late rank sleeps before entering
+  int late_rank = -1;       // kLateRank, kLateExit: the late rank; -1 = the last rank
+  double late_delay = 1e-3; // kLateRank, kLateExit: seconds that rank is late entering / leaving
   double share = 0.5;       // kPassiveImpact: fraction of each period the idle thread spins, (0, 1]
   double period = 1e-3;     // kPassiveImpact: seconds per spin + sleep cycle
 

@@ -181,7 +181,7 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
       {"bandwidth", "a positive rate with a unit B/s, kB/s, MB/s or GB/s, e.g. 50MB/s", Need::kOptional,
        "50MB/s", "modelled bandwidth (well below the real one, so the real transfer adds little)", ParseBandwidth},
       {"late_rank", "a rank >= 0, or -1 for the last rank", Need::kOptional, "-1",
-       "late-rank: the rank that enters the collective late",
+       "late-rank, late-exit: the rank that enters (leaves) the collective late",
        [](const Value& v, CaseSpec& c) {
          std::optional<long long> r = yaml_schema::ScalarInt(v.node);
          if (r && *r >= -1 && *r < yaml_schema::kMaxProcesses) {
@@ -191,7 +191,7 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
          }
        }},
       {"late_delay", "a positive duration with a unit, e.g. 1ms", Need::kOptional, "1ms",
-       "late-rank: how late that rank enters",
+       "late-rank, late-exit: how late that rank enters (leaves)",
        [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.late_delay); }},
       {"share", "a number in (0, 1], e.g. 0.5", Need::kOptional, "0.5",
        "passive-impact: fraction of every period the idle runtime thread spins",

@@ -20,6 +20,7 @@ constexpr Name kNames[] = {
     {ReferenceBehaviour::kDeferred, "deferred"},
     {ReferenceBehaviour::kCpuThief, "cpu-thief"},
     {ReferenceBehaviour::kLateRank, "late-rank"},
+    {ReferenceBehaviour::kLateExit, "late-exit"},
     {ReferenceBehaviour::kPassiveImpact, "passive-impact"},
 };
 
@@ -59,8 +60,9 @@ std::string ReferenceSpec::Describe() const {
   char bw[32];
   std::snprintf(bw, sizeof bw, "%g MB/s", bandwidth / 1e6);
   std::string s = std::string(ToString(behaviour)) + " (latency " + FormatDuration(latency) + ", bandwidth " + bw;
-  if (behaviour == ReferenceBehaviour::kLateRank)
-    s += ", rank " + (late_rank < 0 ? std::string("last") : std::to_string(late_rank)) + " late by " +
+  if (behaviour == ReferenceBehaviour::kLateRank || behaviour == ReferenceBehaviour::kLateExit)
+    s += ", rank " + (late_rank < 0 ? std::string("last") : std::to_string(late_rank)) +
+         (behaviour == ReferenceBehaviour::kLateRank ? " enters" : " leaves") + " late by " +
          FormatDuration(late_delay);
   if (behaviour == ReferenceBehaviour::kPassiveImpact) {
     char sh[32];

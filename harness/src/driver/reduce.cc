@@ -65,13 +65,6 @@ std::vector<double> SlowestPerRep(const std::vector<double>& values, int process
   return out;
 }
 
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// A sample set on the global clock: [sample][rank][stamp].
-using GlobalSamples = std::vector<std::vector<std::vector<double>>>;
-
 GlobalSamples ToGlobal(const json& samples, const std::vector<ClockFit>& clocks) {
   GlobalSamples out;
   const int k = samples.at("k");
@@ -87,7 +80,6 @@ GlobalSamples ToGlobal(const json& samples, const std::vector<ClockFit>& clocks)
   return out;
 }
 
-// First rank's start to last rank's end (paper 000 section 4.1).
 double Span(const std::vector<std::vector<double>>& ranks, int first, int last) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& s : ranks) {
@@ -96,6 +88,10 @@ double Span(const std::vector<std::vector<double>>& ranks, int first, int last) 
   }
   return hi - lo;
 }
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The largest per-rank duration between two stamps.
 double MaxDuration(const std::vector<std::vector<double>>& ranks, int a, int b) {
@@ -119,10 +115,24 @@ json SkewStats(const json& rounds, const std::vector<ClockFit>& clocks) {
   return {{"rounds", s.n}, {"median", s.median}, {"max", s.max}, {"min", s.min}};
 }
 
+// The ranks whose value clearly exceeds the median of the other ranks' (by
+// more than 10 % of the collective's time `span` and 20 us), with the excess.
+std::vector<std::pair<int, double>> LateOnes(const std::vector<double>& values, double span) {
+  std::vector<std::pair<int, double>> late;
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    std::vector<double> others;
+    for (std::size_t q = 0; q < values.size(); ++q)
+      if (q != r) others.push_back(values[q]);
+    const double extra = values[r] - Median(others);
+    if (extra > std::max(0.1 * span, 20e-6)) late.push_back({static_cast<int>(r), extra});
+  }
+  return late;
+}
+
 // Per-rank medians over communication-alone samples, relative to each
-// sample's first start; and the ranks whose start call took clearly longer
-// than the median of the other ranks' (by more than 10 % of the collective's
-// time and 20 us): they entered the collective late.
+// sample's first start; the ranks whose start call took clearly longer than
+// the others' (they entered the collective late) and those whose end came
+// clearly after the others' (they left it late).
 void PerRankTiming(const GlobalSamples& samples, PointResult* p) {
   if (samples.empty()) return;
   const std::size_t ranks = samples.front().size();
@@ -139,17 +149,15 @@ void PerRankTiming(const GlobalSamples& samples, PointResult* p) {
     }
   }
   double span = 0;
+  std::vector<double> calls, ends;
   for (std::size_t r = 0; r < ranks; ++r) {
     p->per_rank.push_back({Median(start[r]), Median(call[r]), Median(end[r]), Median(own[r])});
     span = std::max(span, p->per_rank.back().end);
+    calls.push_back(p->per_rank.back().call);
+    ends.push_back(p->per_rank.back().end);
   }
-  for (std::size_t r = 0; r < ranks; ++r) {
-    std::vector<double> others;
-    for (std::size_t q = 0; q < ranks; ++q)
-      if (q != r) others.push_back(p->per_rank[q].call);
-    const double extra = p->per_rank[r].call - Median(others);
-    if (extra > std::max(0.1 * span, 20e-6)) p->late_ranks.push_back({static_cast<int>(r), extra});
-  }
+  p->late_ranks = LateOnes(calls, span);
+  p->late_exits = LateOnes(ends, span);
 }
 
 std::string Key(double comm, double comp) { return FormatDuration(comm) + "x" + FormatDuration(comp); }

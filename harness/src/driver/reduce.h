@@ -35,6 +35,17 @@ std::vector<ClockFit> FitClocks(const RawRun& run);
 // without MPI (from nbcguard-compute files).
 using NoMpiTimes = std::map<int, std::vector<double>>;
 
+// A sample set on the global clock: [sample][rank][stamp].
+using GlobalSamples = std::vector<std::vector<std::vector<double>>>;
+
+// A harness sample set ({"k", "local": [sample][rank * k + j]}) converted
+// with each rank's interpolated clock.
+GlobalSamples ToGlobal(const nlohmann::json& samples, const std::vector<ClockFit>& clocks);
+
+// First rank's start (stamp `first`) to last rank's end (stamp `last`) of
+// one sample (paper 000 section 4.1).
+double Span(const std::vector<std::vector<double>>& ranks, int first, int last);
+
 // The slowest process per repetition: values is [process][rep] flattened.
 std::vector<double> SlowestPerRep(const std::vector<double>& values, int processes);
 

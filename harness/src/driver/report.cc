@@ -89,6 +89,11 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
           << " after the others (start call " << Dur(t.call) << ", end " << Dur(t.end)
           << " after the first rank's start)\n";
     }
+    for (const auto& [rank, extra] : p.late_exits) {
+      out << "late exit at " << FormatDuration(p.comm_target) << " x " << FormatDuration(p.comp_target)
+          << ": rank " << rank << " left the collective " << Dur(extra) << " after the others (end "
+          << Dur(p.per_rank[rank].end) << " after the first rank's start)\n";
+    }
   }
   if (!red.conformance_error.empty()) out << "CONFORMANCE FAILURE: " << red.conformance_error << "\n";
   out << "thresholds: " << info.threshold_file << "\n";
@@ -115,9 +120,13 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
         ranks.push_back({{"rank", r}, {"comm_start", p.per_rank[r].start}, {"comm_call", p.per_rank[r].call},
                          {"comm_end", p.per_rank[r].end}});
       jp["per_rank"] = ranks;
-      json late = json::array();
-      for (const auto& [rank, extra] : p.late_ranks) late.push_back({{"rank", rank}, {"delay", extra}});
-      jp["late_ranks"] = late;
+      auto late = [](const std::vector<std::pair<int, double>>& v) {
+        json a = json::array();
+        for (const auto& [rank, extra] : v) a.push_back({{"rank", rank}, {"delay", extra}});
+        return a;
+      };
+      jp["late_ranks"] = late(p.late_ranks);
+      jp["late_exits"] = late(p.late_exits);
     }
     jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);
     jp["diagnosis"] = ToString(p.diagnosis);

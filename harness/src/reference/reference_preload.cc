@@ -23,6 +23,10 @@
 //   late-rank      background; the late rank spends late_delay inside the
 //                  start call (busy, as a rank still computing) before
 //                  entering the collective
+//   late-exit      background; after the real transfer, the late rank stays
+//                  busy late_delay more in MPI_Wait (as a root that still
+//                  reduces, or a rank descheduled at the end): the others
+//                  are not held, so the ranks' own durations differ
 //   passive-impact background; a SCHED_FIFO thread spins share x period of
 //                  every period from MPI_Init to MPI_Finalize
 // D = latency + bytes / bandwidth, bytes as BytesPerRank in the harness.
@@ -33,6 +37,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -121,18 +126,16 @@ class Thief {
     job->submitted = Now();
     {
       std::lock_guard<std::mutex> lock(mu_);
+      // The thread keeps the rank's own CPU set: with ranks bound (Open
+      // MPI's default) it takes its rank's core; with ranks unbound
+      // (MPICH's), the real-time scheduler puts each rank's thief on a
+      // core of its own, each taking one computation's core. Pinning it to
+      // the CPU the rank ran on at the start call did not work unbound:
+      // two ranks seen on one CPU got both thieves there, and one rank's
+      // start call then waited a whole D behind the other's thief.
       if (!thread_.joinable()) {
         thread_ = std::thread([this] { Loop(); });
         MakeRealtime(thread_, "cpu-thief");
-      }
-      // On the core the rank runs on now, so it takes its time from this
-      // rank's computation even when the launcher did not bind ranks.
-      const int cpu_now = sched_getcpu();
-      if (cpu_now >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu_now, &set);
-        pthread_setaffinity_np(thread_.native_handle(), sizeof set, &set);
       }
       jobs_.push_back(job);
     }
@@ -181,19 +184,30 @@ class Thief {
   bool stop_ = false;
 };
 
-// The idle runtime thread of passive-impact.
+// The idle runtime thread of passive-impact. It spins during the first
+// `share` of every period, with periods aligned on CLOCK_MONOTONIC, so the
+// spinners of all ranks of a host spin at the same time. Unaligned, the cost
+// depends on the phase between ranks wherever cores share throughput (SMT,
+// or vCPUs as on this machine, where a GEMM runs 1.8x faster while the other
+// vCPU idles): a rank computing while its neighbour spins gets the whole
+// core, and the slowdown reads anywhere between 1.1x and 2x for share 0.5.
+// Aligned, every rank computes for the same (1 - share) of each period
+// against the same neighbour, and the computation takes 1 / (1 - share).
 class Spinner {
  public:
   void Start(double share, double period) {
     thread_ = std::thread([this, share, period] {
-      double next = Now();
+      auto period_start = [period](double t) { return std::floor(t / period) * period; };
+      double next = period_start(Now()) + period;
+      SleepUntil(next);
       while (!stop_.load(std::memory_order_relaxed)) {
         const double spin_end = next + share * period;
         while (Now() < spin_end && !stop_.load(std::memory_order_relaxed)) {
         }
         next += period;
+        // Fell behind (descheduled): back on the grid, no catch-up burst.
+        if (Now() > next) next = period_start(Now()) + period;
         if (share < 1) SleepUntil(next);
-        if (Now() > next + period) next = Now();  // fell behind (descheduled): no catch-up burst
       }
     });
     MakeRealtime(thread_, "passive-impact");
@@ -213,6 +227,7 @@ struct Pending {
   double duration = 0;                    // modelled D
   double deadline = 0;                    // background kinds: completion instant
   std::shared_ptr<Thief::Job> job;        // cpu-thief
+  bool late_exit = false;                 // late-exit: this rank leaves late_delay after the others
 };
 
 struct State {
@@ -266,19 +281,23 @@ int CommSize(MPI_Comm comm) {
   return n;
 }
 
+// Whether this rank of `comm` is the late one of late-rank / late-exit.
+bool IsLateRank(MPI_Comm comm, const ReferenceSpec& spec) {
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  return rank == (spec.late_rank < 0 ? CommSize(comm) - 1 : spec.late_rank);
+}
+
 // The start of every intercepted collective.
 int Start(MPI_Comm comm, std::uint64_t bytes, std::function<int(MPI_Request*)> real, MPI_Request* request) {
   Load();
   State& s = S();
   if (!s.spec.active()) return real(request);
   const ReferenceSpec& spec = s.spec;
-  if (spec.behaviour == ReferenceBehaviour::kLateRank) {
-    int rank = 0;
-    PMPI_Comm_rank(comm, &rank);
-    const int late = spec.late_rank < 0 ? CommSize(comm) - 1 : spec.late_rank;
-    if (rank == late) SpinUntil(Now() + spec.late_delay);
-  }
+  if (spec.behaviour == ReferenceBehaviour::kLateRank && IsLateRank(comm, spec))
+    SpinUntil(Now() + spec.late_delay);
   Pending p;
+  p.late_exit = spec.behaviour == ReferenceBehaviour::kLateExit && IsLateRank(comm, spec);
   p.real = std::move(real);
   p.duration = spec.Duration(bytes);
   p.deadline = Now() + p.duration;
@@ -309,6 +328,7 @@ int Complete(MPI_Request* request, MPI_Status* status) {
   int rc = p.real(&real);
   if (rc == MPI_SUCCESS) rc = PMPI_Wait(&real, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) return rc;
+  if (p.late_exit) SpinUntil(Now() + s.spec.late_delay);
   PMPI_Grequest_complete(*request);
   return PMPI_Wait(request, status);
 }
