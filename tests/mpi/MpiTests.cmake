@@ -24,6 +24,17 @@ nbcguard_mpi_test(clock-sync-injected TIMEOUT 300
   COMMAND ${_driver} clock-check --nodes 2 --inject-offset 0.05 --inject-drift 1e-4 --wait 2
           --max-error-us 5 --config ${_cfg} --out ${_out})
 
+# Paper 002's independent check of the collective's time: the
+# acknowledgement method (no global clock) must agree with the
+# synchronized-clock time of the same MPI_Ibcast + MPI_Wait, with rank 1's
+# clock 50 ms off and 100 ppm fast, so a broken offset or drift correction
+# shows up as a disagreement. Sizes: where the broadcast takes 20 us to
+# 0.4 ms here (below ~16 KiB both methods see MPICH's bimodal small-message
+# latency, README).
+nbcguard_mpi_test(bcast-ack-agreement TIMEOUT 300
+  COMMAND ${_driver} bcast-check --nodes 2 --sizes 256KiB,4MiB --inject-offset 0.05 --inject-drift 1e-4
+          --config ${_cfg} --out ${_out})
+
 # One small case end to end through the driver: all four ratios at every point.
 nbcguard_mpi_test(end-to-end TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/e2e

@@ -51,6 +51,37 @@ TEST(UnitsParseDuration, NullErrorPointerIsAllowed) {
   EXPECT_TRUE(ParseDuration("5ms", nullptr).has_value());
 }
 
+TEST(UnitsParseBytes, BinaryAndDecimalUnits) {
+  EXPECT_EQ(ParseBytes("4096B", nullptr), 4096u);
+  EXPECT_EQ(ParseBytes("64KiB", nullptr), 65536u);
+  EXPECT_EQ(ParseBytes("1MiB", nullptr), 1048576u);
+  EXPECT_EQ(ParseBytes("2GiB", nullptr), 2147483648u);
+  EXPECT_EQ(ParseBytes("1.5KiB", nullptr), 1536u);
+  EXPECT_EQ(ParseBytes("8 kB", nullptr), 8000u);
+  EXPECT_EQ(ParseBytes("3MB", nullptr), 3000000u);
+  EXPECT_EQ(ParseBytes("1GB", nullptr), 1000000000u);
+}
+
+TEST(UnitsParseBytes, RejectsWithAMessageThatSaysWhatIsAllowed) {
+  for (const char* bad : {"64", "64k", "64kib", "0B", "-1KiB", "0.5B", "1.1B", "KiB", "", "1e30GiB", "nanB"}) {
+    std::string error;
+    EXPECT_FALSE(ParseBytes(bad, &error).has_value()) << bad;
+    EXPECT_EQ(error, std::string("expected a positive whole number of bytes with a unit (B, KiB, MiB, GiB, kB, "
+                                 "MB, GB), e.g. 64KiB; got \"") +
+                         bad + "\"");
+  }
+}
+
+TEST(UnitsFormatBytes, LargestBinaryUnitThatDividesExactly) {
+  EXPECT_EQ(FormatBytes(4), "4B");
+  EXPECT_EQ(FormatBytes(1000), "1000B");
+  EXPECT_EQ(FormatBytes(65536), "64KiB");
+  EXPECT_EQ(FormatBytes(1536), "1536B");
+  EXPECT_EQ(FormatBytes(4u << 20), "4MiB");
+  EXPECT_EQ(FormatBytes(3ull << 30), "3GiB");
+  EXPECT_EQ(FormatBytes(1ull << 40), "1024GiB");
+}
+
 TEST(UnitsFormatDuration, PicksTheLargestUnitAboveOne) {
   EXPECT_EQ(FormatDuration(1e-3), "1ms");
   EXPECT_EQ(FormatDuration(5e-4), "500us");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,15 @@ namespace nbcguard {
 // nullopt with *error set to a message that says what is allowed.
 // Zero, negative, non-finite values and missing/unknown units are errors.
 std::optional<double> ParseDuration(const std::string& text, std::string* error);
+
+// Parses a positive whole number of bytes with a unit: B, KiB, MiB, GiB
+// (powers of 1024) or kB, MB, GB (powers of 1000), e.g. "64KiB", "1MiB",
+// "4096B". Fractions are allowed when the result is whole ("1.5KiB").
+// Returns nullopt with *error saying what is allowed otherwise.
+std::optional<std::uint64_t> ParseBytes(const std::string& text, std::string* error);
+
+// "64KiB", "1MiB", "1000B": the largest binary unit that divides exactly.
+std::string FormatBytes(std::uint64_t bytes);
 
 // Short human form with the largest unit that keeps the number >= 1:
 // 0.001 -> "1ms", 0.0005 -> "500us", 1.5 -> "1.5s". At most 3 significant

@@ -88,6 +88,47 @@ std::optional<double> ParseDuration(const std::string& text, std::string* error)
   return seconds;
 }
 
+std::optional<std::uint64_t> ParseBytes(const std::string& text, std::string* error) {
+  struct ByteUnit {
+    std::string_view name;
+    double bytes;
+  };
+  static constexpr ByteUnit kByteUnits[] = {{"B", 1},      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+                                            {"kB", 1e3},   {"MB", 1e6},     {"GB", 1e9}};
+  auto fail = [&]() -> std::optional<std::uint64_t> {
+    if (error)
+      *error = "expected a positive whole number of bytes with a unit (B, KiB, MiB, GiB, kB, MB, GB), "
+               "e.g. 64KiB; got \"" + text + "\"";
+    return std::nullopt;
+  };
+  std::string_view s = Trim(text);
+  const std::size_t n = NumberLength(s);
+  if (n == 0) return fail();
+  std::string_view number = s.substr(0, n), unit = s.substr(n);
+  if (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  if (number.front() == '+') number.remove_prefix(1);
+  double value = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+  if (ec != std::errc() || end != number.data() + number.size()) return fail();
+  for (const ByteUnit& u : kByteUnits) {
+    if (u.name != unit) continue;
+    const double bytes = value * u.bytes;
+    if (!(bytes >= 1) || bytes > 9.007199254740992e15 || bytes != std::floor(bytes)) return fail();
+    return static_cast<std::uint64_t>(bytes);
+  }
+  return fail();
+}
+
+std::string FormatBytes(std::uint64_t bytes) {
+  static constexpr const char* kNames[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (u < 3 && bytes != 0 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + kNames[u];
+}
+
 std::string FormatDuration(double seconds) {
   if (std::isnan(seconds)) return "nan";
   if (seconds < 0) return "-" + FormatDuration(-seconds);

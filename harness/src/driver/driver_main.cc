@@ -2,7 +2,7 @@
 //   nbcguard run cases/ibcast.yaml [--nodes 2] [--deployment basic]
 //   nbcguard list --format ctest        (what CTest includes)
 //   nbcguard check FILE...              (validate case / threshold files)
-//   nbcguard clock-check / verify       (self-checks of the harness)
+//   nbcguard clock-check / verify / bcast-check   (self-checks of the harness)
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 
+#include "driver_common.h"
 #include "launcher.h"
 #include "nbcguard/case_spec.h"
 #include "nbcguard/library_version.h"
@@ -24,6 +25,7 @@
 #include "nbcguard/verdict.h"
 #include "reduce.h"
 #include "report.h"
+#include "selfcheck.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -31,20 +33,12 @@ using json = nlohmann::json;
 namespace nbcguard {
 namespace {
 
-enum ExitCode { kPass = 0, kFail = 1, kUsage = 2, kHarnessFailed = 3, kConformance = 4, kSkip = 77 };
-
 std::string DefaultConfigPath() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
     if (fs::exists(dir / "nbcguard-config.json")) return (dir / "nbcguard-config.json").string();
   return "nbcguard-config.json";
-}
-
-std::string Precise(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%.17g", v);
-  return buf;
 }
 
 double RealtimeSeconds() {
@@ -94,12 +88,6 @@ bool LoadThresholds(const Config& cfg, std::vector<ThresholdSpec>* specs) {
     }
   }
   return ok;
-}
-
-std::string FirstLine(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
 }
 
 // ---------------------------------------------------------------- list --
@@ -490,95 +478,6 @@ int Envelope(const std::vector<std::string>& dirs) {
   return files > 0 ? kPass : kFail;
 }
 
-// --------------------------------------------------------- self-checks --
-
-int ClockCheck(const Config& cfg, int nodes, double offset, double drift, double wait, double bound_us,
-               const std::string& out) {
-  const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "clock-check" / ("n" + std::to_string(nodes));
-  fs::create_directories(dir);
-  const fs::path raw_path = dir / "raw.jsonl";
-  fs::remove(raw_path);
-  const auto cmd = LaunchCommand(cfg, nodes, cfg.harness,
-                                 {"--mode", "clock-check", "--inject-rank", "1", "--inject-offset", Precise(offset),
-                                  "--inject-drift", Precise(drift), "--clock-check-wait", Precise(wait),
-                                  "--out", raw_path.string()});
-  ProcessResult r = RunProcess(cmd, {}, 120 + wait);
-  RawRun raw = ReadRaw(raw_path.string());
-  if (r.exit_code != 0 || !raw.ended) {
-    std::cout << "FAIL: harness clock-check " << (r.timed_out ? "timed out" : "failed") << " (exit "
-              << r.exit_code << ")\n";
-    return kHarnessFailed;
-  }
-  const std::vector<ClockFit> fits = FitClocks(raw);
-  const Reduction red = Reduce(raw, {});
-  std::vector<double> extrap, interp;
-  const auto probes = RecordsOfType(raw, "clock_probes");
-  if (probes.empty()) return kHarnessFailed;
-  // All ranks share CLOCK_MONOTONIC here, which is rank 0's (reference) clock:
-  // the truth every model is checked against.
-  const json& per_rank = (*probes[0])["probes"];
-  for (std::size_t rk = 1; rk < per_rank.size(); ++rk)
-    for (const json& p : per_rank[rk]) {
-      const double local = p[0], mono = p[1], rt = p[2];
-      extrap.push_back(std::abs(rt - mono));
-      interp.push_back(std::abs(fits[rk].model.ToGlobal(local) - mono));
-    }
-  const Spread e = Summarize(extrap), i = Summarize(interp);
-  const ClockFit& f1 = fits.at(1);
-  json report = {{"injected", {{"rank", 1}, {"offset_s", offset}, {"drift_ppm", drift * 1e6}}},
-                 {"recovered", {{"drift_ppm", f1.model.drift() * 1e6}, {"points", f1.points},
-                                {"residual_rms_s", f1.residual_rms}, {"min_rtt_s", f1.min_rtt}}},
-                 {"error_extrapolated_s", {{"median", e.median}, {"max", e.max}}},
-                 {"error_interpolated_s", {{"median", i.median}, {"max", i.max}}},
-                 {"probe_window_s", wait}, {"barrier_skew", red.barrier},
-                 {"library_version", FirstLine(raw.context.value("library_version", ""))}};
-  std::ofstream(dir / "clock-check.json") << report.dump(1) << "\n";
-  std::printf("clock-check on %d ranks (%s)\n", nodes, FirstLine(raw.context.value("library_version", "")).c_str());
-  std::printf("  injected on rank 1: offset %.6f s, drift %.1f ppm\n", offset, drift * 1e6);
-  std::printf("  recovered drift %.3f ppm (rank 1 clock runs at 1+d: expect %.3f), min RTT %.2f us\n",
-              f1.model.drift() * 1e6, drift / (1 + drift) * 1e6, f1.min_rtt * 1e6);
-  std::printf("  error vs true time over %.1f s after sync: extrapolated median %.3f us max %.3f us; "
-              "interpolated median %.3f us max %.3f us\n",
-              wait, e.median * 1e6, e.max * 1e6, i.median * 1e6, i.max * 1e6);
-  if (red.barrier.is_object())
-    std::printf("  exit skew over %d rounds: synchronized barrier median %.3f us max %.3f us; "
-                "MPI_Barrier median %.3f us max %.3f us\n",
-                red.barrier["synchronized"].value("rounds", 0), red.barrier["synchronized"].value("median", NAN) * 1e6,
-                red.barrier["synchronized"].value("max", NAN) * 1e6, red.barrier["mpi_barrier"].value("median", NAN) * 1e6,
-                red.barrier["mpi_barrier"].value("max", NAN) * 1e6);
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error extrapolated max us\">%g</DartMeasurement>\n", e.max * 1e6);
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error interpolated max us\">%g</DartMeasurement>\n", i.max * 1e6);
-  if (bound_us > 0 && (!(e.max * 1e6 <= bound_us) || !(i.max * 1e6 <= bound_us))) {
-    std::printf("FAIL: clock error exceeds %.2f us\n", bound_us);
-    return kFail;
-  }
-  return kPass;
-}
-
-int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault) {
-  const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "verify" / ("n" + std::to_string(nodes));
-  fs::create_directories(dir);
-  const fs::path raw_path = dir / "raw.jsonl";
-  fs::remove(raw_path);
-  ProcessResult r = RunProcess(
-      LaunchCommand(cfg, nodes, cfg.harness, {"--mode", "verify", "--fault", fault, "--out", raw_path.string()}), {},
-      300);
-  RawRun raw = ReadRaw(raw_path.string());
-  std::set<std::string> verified;
-  for (const json* v : RecordsOfType(raw, "verified")) verified.insert((*v)["collective"].get<std::string>());
-  for (const json* f : RecordsOfType(raw, "conformance_failure"))
-    std::cout << "CONFORMANCE FAILURE: " << (*f)["collective"].get<std::string>() << " count "
-              << (*f)["count"] << ": " << (*f)["error"].get<std::string>() << "\n";
-  int missing = 0;
-  for (const std::string& name : CollectiveNames()) {
-    const bool ok = verified.count(name) > 0;
-    missing += ok ? 0 : 1;
-    std::cout << (ok ? "verified " : "NOT VERIFIED ") << name << "\n";
-  }
-  if (r.exit_code != 0 || missing > 0) return r.exit_code == kConformance ? kConformance : kFail;
-  return kPass;
-}
-
 }  // namespace
 }  // namespace nbcguard
 
@@ -643,6 +542,27 @@ int main(int argc, char** argv) {
   verify->add_option("--out", out);
   verify->add_option("--config", config_path);
 
+  auto* bcast = app.add_subcommand(
+      "bcast-check", "check the synchronized-clock time of MPI_Ibcast against the acknowledgement method of "
+                     "de Supinski and Karonis (max over destinations of E_i - RTT_i/2)");
+  BcastCheckOptions bo;
+  std::vector<std::string> bcast_sizes = {"4KiB", "64KiB", "1MiB", "4MiB"};
+  bcast->add_option("--nodes", bo.nodes)->check(CLI::Range(2, 4096));
+  bcast->add_option("--sizes", bcast_sizes, "message sizes, e.g. 4KiB,1MiB")->delimiter(',')
+      ->check([](const std::string& s) {
+        std::string error;
+        return ParseBytes(s, &error) ? std::string() : error;
+      });
+  bcast->add_option("--repetitions", bo.repetitions, "samples per method and size")->check(CLI::Range(3, 100000));
+  bcast->add_option("--inject-offset", bo.inject_offset, "seconds added to rank 1's clock (the acknowledgement "
+                                                         "method does not need the clocks; the global time must "
+                                                         "not notice either)");
+  bcast->add_option("--inject-drift", bo.inject_drift, "relative rate error of rank 1's clock (1e-4 = 100 ppm)");
+  bcast->add_option("--relative-tolerance", bo.relative, "noise allowance, fraction of the time")
+      ->check(CLI::Range(0.0, 1.0));
+  bcast->add_option("--out", bo.out);
+  bcast->add_option("--config", config_path);
+
   auto* envelope = app.add_subcommand("envelope", "summarize results.json files: ranges of each ratio (for setting thresholds)");
   std::vector<std::string> dirs;
   envelope->add_option("dirs", dirs, "directories searched for results.json")->required()->check(CLI::ExistingDirectory);
@@ -670,5 +590,9 @@ int main(int argc, char** argv) {
   }
   if (*clock) return ClockCheck(cfg, clock_nodes, offset, drift, wait, bound, out);
   if (*verify) return Verify(cfg, verify_nodes, out, verify_fault);
+  if (*bcast) {
+    for (const std::string& s : bcast_sizes) bo.bytes.push_back(*ParseBytes(s, nullptr));  // checked by CLI
+    return BcastCheck(cfg, bo);
+  }
   return 2;
 }

@@ -91,4 +91,12 @@ std::string Comm::BcastString(const std::string& on_root) const {
   return out;
 }
 
+std::string Comm::FirstError(const std::string& mine) const {
+  std::vector<std::string> all = GatherStrings(mine);
+  std::string first;
+  for (std::size_t r = 0; r < all.size() && first.empty(); ++r)
+    if (!all[r].empty()) first = "rank " + std::to_string(r) + ": " + all[r];
+  return BcastString(first);
+}
+
 }  // namespace nbcguard

@@ -10,9 +10,9 @@
 
 namespace nbcguard {
 
-// Tags of the harness's own point-to-point traffic (clock sync only; the
-// measured collectives use no tags).
-enum Tag : int { kTagClockPing = 101, kTagClockPong = 102 };
+// Tags of the harness's own point-to-point traffic (clock sync and the
+// broadcast acknowledgement check; the measured collectives use no tags).
+enum Tag : int { kTagClockPing = 101, kTagClockPong = 102, kTagAckPing = 103, kTagAckPong = 104, kTagAck = 105 };
 
 // Aborts the job with a message naming the call when rc is not MPI_SUCCESS.
 void CheckMpi(int rc, const char* what);
@@ -39,6 +39,9 @@ class Comm {
   std::vector<std::string> GatherStrings(const std::string& mine) const;
   // Every rank gets rank 0's string.
   std::string BcastString(const std::string& on_root) const;
+  // Every rank gets the lowest rank's non-empty error as "rank R: error",
+  // or "" when no rank has one.
+  std::string FirstError(const std::string& mine) const;
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

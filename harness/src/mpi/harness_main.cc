@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "bcast_ack.h"
 #include "clock_sync.h"
 #include "collectives.h"
 #include "comm.h"
@@ -37,6 +38,7 @@ struct Options {
   std::string collective = "ibcast";
   std::vector<double> comm_targets, comp_targets;
   std::vector<int> sizes;  // passive mode: matrix sizes, one per --comp target
+  std::vector<std::uint64_t> counts;  // bcast-ack mode: ibcast element counts (int32)
   int repetitions = 15;
   int threads = 0;
   int reserve = 0;
@@ -195,6 +197,7 @@ class Harness {
   int RunClockCheck();
   int RunVerify();
   int RunPassive();
+  int RunBcastAck();
 
  private:
   // The samples of one kind (sample index % kKinds == kind).
@@ -273,13 +276,7 @@ int Harness::RunOverlap() {
 
   // Communication: block count whose NBC + MPI_Wait (never the blocking
   // call) takes the target, first rank's start to last rank's end.
-  MPI_Request req;
-  auto comm_body = [&](int, double* t) {
-    t[0] = clock_.LocalNow();
-    CheckMpi(coll_->Start(&req), "nonblocking collective start");
-    CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
-    t[1] = clock_.LocalNow();
-  };
+  auto comm_body = [&](int, double* t) { TimeStartWait(*coll_, clock_, t); };
   auto verify = [&](int rep) { return coll_->Verify(rep); };
   auto fill = [&](int rep) { coll_->Fill(rep); };
   auto comm_run = [&](std::uint64_t count, int reps) {
@@ -313,6 +310,7 @@ int Harness::RunOverlap() {
     if (cr.converged) comm_count[j] = cr.size;
   }
 
+  MPI_Request req;
   // The grid (Algorithm 1, no MPI_Test). At each point the two references
   // and the overlap run take turns, sample by sample, so all three see the
   // same state of the machine (a slow drift in CPU speed cancels instead of
@@ -415,6 +413,54 @@ int Harness::RunPassive() {
   return 0;
 }
 
+// Paper 002's check of the collective's time: per message size, the
+// synchronized-clock time of MPI_Ibcast + MPI_Wait (first start to last
+// end, as everywhere in nbcguard), and for every destination i the root's
+// round trips to i and its broadcast + acknowledgement loop. The two methods
+// take turns in rounds, so a machine whose speed drifts biases neither. The
+// driver turns the records into OL_i = E_i - RTT_i / 2 and compares.
+int Harness::RunBcastAck() {
+  coll_ = MakeCollective("ibcast", comm_.get());
+  InitialSync();
+  SyncBarrier barrier(comm_, clock_);
+  BarrierSkew(barrier, 30);
+  Measurer m(comm_, clock_, barrier);
+  constexpr int kRounds = 5;
+  const int per_round = std::max(3, (o_.repetitions + kRounds - 1) / kRounds);
+  for (std::uint64_t count : o_.counts) {
+    coll_->Resize(count);
+    Sync("point", SyncOptions{2, 50, 0.1});
+    json sync_local = json::array(), sync_exits = json::array();
+    std::vector<std::vector<double>> rtt(comm_.size()), e(comm_.size());
+    for (int round = 0; round < kRounds; ++round) {
+      SampleSet s = m.Run(2, per_round, [&](int rep) { coll_->Fill(rep); },
+                          [&](int, double* t) { TimeStartWait(*coll_, clock_, t); },
+                          [&](int rep) { return coll_->Verify(rep); }, Measurer::GlobalSpan);
+      if (!s.error.empty()) return Conformance("ibcast", count, s.error);
+      for (std::size_t i = 0; i < s.local.size(); ++i) {
+        sync_local.push_back(s.local[i]);
+        sync_exits.push_back(s.exits[i]);
+      }
+      for (int dest = 1; dest < comm_.size(); ++dest) {
+        CheckMpi(MPI_Barrier(comm_.get()), "MPI_Barrier");
+        std::vector<double> r = AckRoundTrips(comm_, clock_, dest, per_round);
+        CheckMpi(MPI_Barrier(comm_.get()), "MPI_Barrier");
+        std::string error;
+        std::vector<double> t = BcastWithAck(comm_, clock_, *coll_, dest, per_round, &error);
+        if (!error.empty()) return Conformance("ibcast", count, error);
+        rtt[dest].insert(rtt[dest].end(), r.begin(), r.end());
+        e[dest].insert(e[dest].end(), t.begin(), t.end());
+      }
+    }
+    json ack = json::array();
+    for (int dest = 1; dest < comm_.size(); ++dest) ack.push_back({{"dest", dest}, {"rtt", rtt[dest]}, {"e", e[dest]}});
+    raw_.Write({{"type", "bcast_ack"}, {"count", count}, {"bytes", coll_->BytesPerRank(count)},
+                {"sync", {{"k", 2}, {"local", sync_local}, {"exits", sync_exits}}}, {"ack", ack}});
+  }
+  Sync("end", SyncOptions{});
+  return 0;
+}
+
 // Every registered collective at a few sizes, a few repetitions: verifies.
 int Harness::RunVerify() {
   SyncBarrier barrier(comm_, clock_);
@@ -450,7 +496,9 @@ int main(int argc, char** argv) {
   using namespace nbcguard;
   Options o;
   CLI::App app{"nbcguard-harness: one rank of an overlap measurement (started by nbcguard)"};
-  app.add_option("--mode", o.mode)->check(CLI::IsMember({"overlap", "clock-check", "verify", "passive"}));
+  app.add_option("--mode", o.mode)->check(CLI::IsMember({"overlap", "clock-check", "verify", "passive", "bcast-ack"}));
+  app.add_option("--counts", o.counts, "bcast-ack mode: int32 elements per broadcast")->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_option("--sizes", o.sizes, "passive mode: matrix sizes")->delimiter(',')->check(CLI::PositiveNumber);
   app.add_option("--collective", o.collective)->check(CLI::IsMember(CollectiveNames()));
   app.add_option("--comm", o.comm_targets, "target communication times (s)")->delimiter(',');
@@ -514,6 +562,7 @@ int main(int argc, char** argv) {
     if (o.mode == "overlap") rc = h.RunOverlap();
     else if (o.mode == "clock-check") rc = h.RunClockCheck();
     else if (o.mode == "passive") rc = h.RunPassive();
+    else if (o.mode == "bcast-ack") rc = h.RunBcastAck();
     else rc = h.RunVerify();
     rc = static_cast<int>(comm.Max(rc));
     raw.Write({{"type", "end"}, {"status", rc}});

@@ -5,6 +5,14 @@
 
 namespace nbcguard {
 
+void TimeStartWait(Collective& coll, const GlobalClock& clock, double* t) {
+  MPI_Request req;
+  t[0] = clock.LocalNow();
+  CheckMpi(coll.Start(&req), "nonblocking collective start");
+  CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+  t[1] = clock.LocalNow();
+}
+
 Measurer::Measurer(const Comm& comm, GlobalClock& clock, SyncBarrier& barrier)
     : comm_(comm), clock_(clock), barrier_(barrier) {}
 
@@ -44,11 +52,7 @@ SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare
     if (any_wrong) {
       // Every rank must leave with the error, or the others carry on into
       // the next collective and the job hangs.
-      std::vector<std::string> all = comm_.GatherStrings(wrong);
-      std::string first;
-      for (std::size_t r = 0; r < all.size() && first.empty(); ++r)
-        if (!all[r].empty()) first = "rank " + std::to_string(r) + ": " + all[r];
-      set.error = comm_.BcastString(first);
+      set.error = comm_.FirstError(wrong);
       return set;
     }
     const bool any_late = comm_.AnyTrue(exit.late);

@@ -28,6 +28,11 @@ struct SampleSet {
   std::string error;                         // non-empty: conformance failure (agreed)
 };
 
+// The nonblocking collective followed at once by MPI_Wait (the
+// communication reference of Algorithm 1, never the blocking call): t[0]
+// before the start call, t[1] when MPI_Wait returned, on the local clock.
+void TimeStartWait(Collective& coll, const GlobalClock& clock, double* t);
+
 class Measurer {
  public:
   Measurer(const Comm& comm, GlobalClock& clock, SyncBarrier& barrier);

@@ -1,0 +1,40 @@
+#include "nbcguard/bcast_ack.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace nbcguard {
+
+AckDestination AckLatency(int rank, const std::vector<double>& e, const std::vector<double>& rtt) {
+  AckDestination d;
+  d.rank = rank;
+  d.e = Summarize(e);
+  d.rtt = Summarize(rtt);
+  d.ol = d.e.median - d.rtt.median / 2;
+  return d;
+}
+
+BcastComparison CompareBcast(std::uint64_t bytes, std::vector<AckDestination> destinations,
+                             const std::vector<double>& global_times, AgreementModel model) {
+  BcastComparison c;
+  c.bytes = bytes;
+  c.destinations = std::move(destinations);
+  c.global = Summarize(global_times);
+  c.ol = std::numeric_limits<double>::quiet_NaN();
+  model.rtt_max = 0;
+  for (const AckDestination& d : c.destinations) {
+    if (std::isnan(c.ol) || d.ol > c.ol) {
+      c.ol = d.ol;
+      c.ol_rank = d.rank;
+    }
+    if (std::isfinite(d.rtt.median)) model.rtt_max = std::max(model.rtt_max, d.rtt.median);
+  }
+  c.difference = c.ol - c.global.median;
+  c.tolerance = model.Tolerance(std::max(c.ol, c.global.median));
+  // NaN on either side (no destination, no sample) never agrees.
+  c.agree = std::fabs(c.difference) <= c.tolerance;
+  return c;
+}
+
+}  // namespace nbcguard

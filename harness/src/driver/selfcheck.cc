@@ -1,0 +1,199 @@
+#include "selfcheck.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "driver_common.h"
+#include "nbcguard/bcast_ack.h"
+#include "nbcguard/deployment.h"
+#include "nbcguard/stats.h"
+#include "nbcguard/units.h"
+#include "reduce.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace nbcguard {
+
+int ClockCheck(const Config& cfg, int nodes, double offset, double drift, double wait, double bound_us,
+               const std::string& out) {
+  const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "clock-check" / ("n" + std::to_string(nodes));
+  fs::create_directories(dir);
+  const fs::path raw_path = dir / "raw.jsonl";
+  fs::remove(raw_path);
+  const auto cmd = LaunchCommand(cfg, nodes, cfg.harness,
+                                 {"--mode", "clock-check", "--inject-rank", "1", "--inject-offset", Precise(offset),
+                                  "--inject-drift", Precise(drift), "--clock-check-wait", Precise(wait),
+                                  "--out", raw_path.string()});
+  ProcessResult r = RunProcess(cmd, {}, 120 + wait);
+  RawRun raw = ReadRaw(raw_path.string());
+  if (r.exit_code != 0 || !raw.ended) {
+    std::cout << "FAIL: harness clock-check " << (r.timed_out ? "timed out" : "failed") << " (exit "
+              << r.exit_code << ")\n";
+    return kHarnessFailed;
+  }
+  const std::vector<ClockFit> fits = FitClocks(raw);
+  const Reduction red = Reduce(raw, {});
+  std::vector<double> extrap, interp;
+  const auto probes = RecordsOfType(raw, "clock_probes");
+  if (probes.empty()) return kHarnessFailed;
+  // All ranks share CLOCK_MONOTONIC here, which is rank 0's (reference) clock:
+  // the truth every model is checked against.
+  const json& per_rank = (*probes[0])["probes"];
+  for (std::size_t rk = 1; rk < per_rank.size(); ++rk)
+    for (const json& p : per_rank[rk]) {
+      const double local = p[0], mono = p[1], rt = p[2];
+      extrap.push_back(std::abs(rt - mono));
+      interp.push_back(std::abs(fits[rk].model.ToGlobal(local) - mono));
+    }
+  const Spread e = Summarize(extrap), i = Summarize(interp);
+  const ClockFit& f1 = fits.at(1);
+  json report = {{"injected", {{"rank", 1}, {"offset_s", offset}, {"drift_ppm", drift * 1e6}}},
+                 {"recovered", {{"drift_ppm", f1.model.drift() * 1e6}, {"points", f1.points},
+                                {"residual_rms_s", f1.residual_rms}, {"min_rtt_s", f1.min_rtt}}},
+                 {"error_extrapolated_s", {{"median", e.median}, {"max", e.max}}},
+                 {"error_interpolated_s", {{"median", i.median}, {"max", i.max}}},
+                 {"probe_window_s", wait}, {"barrier_skew", red.barrier},
+                 {"library_version", FirstLine(raw.context.value("library_version", ""))}};
+  std::ofstream(dir / "clock-check.json") << report.dump(1) << "\n";
+  std::printf("clock-check on %d ranks (%s)\n", nodes, FirstLine(raw.context.value("library_version", "")).c_str());
+  std::printf("  injected on rank 1: offset %.6f s, drift %.1f ppm\n", offset, drift * 1e6);
+  std::printf("  recovered drift %.3f ppm (rank 1 clock runs at 1+d: expect %.3f), min RTT %.2f us\n",
+              f1.model.drift() * 1e6, drift / (1 + drift) * 1e6, f1.min_rtt * 1e6);
+  std::printf("  error vs true time over %.1f s after sync: extrapolated median %.3f us max %.3f us; "
+              "interpolated median %.3f us max %.3f us\n",
+              wait, e.median * 1e6, e.max * 1e6, i.median * 1e6, i.max * 1e6);
+  if (red.barrier.is_object())
+    std::printf("  exit skew over %d rounds: synchronized barrier median %.3f us max %.3f us; "
+                "MPI_Barrier median %.3f us max %.3f us\n",
+                red.barrier["synchronized"].value("rounds", 0), red.barrier["synchronized"].value("median", NAN) * 1e6,
+                red.barrier["synchronized"].value("max", NAN) * 1e6, red.barrier["mpi_barrier"].value("median", NAN) * 1e6,
+                red.barrier["mpi_barrier"].value("max", NAN) * 1e6);
+  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error extrapolated max us\">%g</DartMeasurement>\n", e.max * 1e6);
+  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error interpolated max us\">%g</DartMeasurement>\n", i.max * 1e6);
+  if (bound_us > 0 && (!(e.max * 1e6 <= bound_us) || !(i.max * 1e6 <= bound_us))) {
+    std::printf("FAIL: clock error exceeds %.2f us\n", bound_us);
+    return kFail;
+  }
+  return kPass;
+}
+
+int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault) {
+  const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "verify" / ("n" + std::to_string(nodes));
+  fs::create_directories(dir);
+  const fs::path raw_path = dir / "raw.jsonl";
+  fs::remove(raw_path);
+  ProcessResult r = RunProcess(
+      LaunchCommand(cfg, nodes, cfg.harness, {"--mode", "verify", "--fault", fault, "--out", raw_path.string()}), {},
+      300);
+  RawRun raw = ReadRaw(raw_path.string());
+  std::set<std::string> verified;
+  for (const json* v : RecordsOfType(raw, "verified")) verified.insert((*v)["collective"].get<std::string>());
+  for (const json* f : RecordsOfType(raw, "conformance_failure"))
+    std::cout << "CONFORMANCE FAILURE: " << (*f)["collective"].get<std::string>() << " count "
+              << (*f)["count"] << ": " << (*f)["error"].get<std::string>() << "\n";
+  int missing = 0;
+  for (const std::string& name : CollectiveNames()) {
+    const bool ok = verified.count(name) > 0;
+    missing += ok ? 0 : 1;
+    std::cout << (ok ? "verified " : "NOT VERIFIED ") << name << "\n";
+  }
+  if (r.exit_code != 0 || missing > 0) return r.exit_code == kConformance ? kConformance : kFail;
+  return kPass;
+}
+
+int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
+  const fs::path dir =
+      fs::path(o.out.empty() ? cfg.results_dir : o.out) / "bcast-check" / ("n" + std::to_string(o.nodes));
+  fs::create_directories(dir);
+  const fs::path raw_path = dir / "raw.jsonl";
+  fs::remove(raw_path);
+  std::string counts;
+  for (std::uint64_t b : o.bytes) counts += (counts.empty() ? "" : ",") + std::to_string(std::max<std::uint64_t>(1, b / 4));
+  const auto cmd = LaunchCommand(cfg, o.nodes, cfg.harness,
+                                 {"--mode", "bcast-ack", "--counts", counts, "--repetitions",
+                                  std::to_string(o.repetitions), "--inject-rank", "1", "--inject-offset",
+                                  Precise(o.inject_offset), "--inject-drift", Precise(o.inject_drift), "--out",
+                                  raw_path.string()});
+  std::cerr << "nbcguard: bcast-check: " << ShellQuote(cmd) << "\n";
+  ProcessResult r = RunProcess(cmd, {}, 300);
+  RawRun raw = ReadRaw(raw_path.string());
+  for (const json* f : RecordsOfType(raw, "conformance_failure")) {
+    std::cout << "CONFORMANCE FAILURE: ibcast count " << (*f)["count"] << ": " << (*f)["error"].get<std::string>()
+              << "\n";
+    return kConformance;
+  }
+  if (r.exit_code != 0 || !raw.ended) {
+    std::cout << "FAIL: harness bcast-ack " << (r.timed_out ? "timed out" : "failed") << " (exit " << r.exit_code
+              << ")\n";
+    return kHarnessFailed;
+  }
+  const std::vector<ClockFit> clocks = FitClocks(raw);
+  const Reduction red = Reduce(raw, {});
+  AgreementModel model;
+  model.relative = o.relative;
+  for (const ClockFit& f : clocks) model.clock_error = std::max(model.clock_error, f.min_rtt / 2);
+  if (red.barrier.is_object()) model.skew = red.barrier["synchronized"].value("median", 0.0);
+
+  const std::string version = FirstLine(raw.context.value("library_version", ""));
+  std::printf("bcast-check on %d ranks (%s): MPI_Ibcast + MPI_Wait from root 0, %d repetitions per method\n",
+              o.nodes, version.c_str(), o.repetitions);
+  std::printf("  synchronized clock: first rank's start to last rank's end (clock error <= %.2f us per rank, "
+              "barrier exit skew median %.2f us%s)\n",
+              model.clock_error * 1e6, model.skew * 1e6,
+              o.inject_offset != 0 || o.inject_drift != 0 ? ", rank 1's clock offset and drift injected" : "");
+  std::printf("  acknowledgement (paper 002): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
+  std::printf("  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew\n", 100 * model.relative);
+  std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", "size", "sync clock [95% CI]", "ack max OL_i",
+              "E_i", "RTT_i", "difference", "tolerance", "agree");
+  json report = {{"library_version", version}, {"ranks", o.nodes}, {"repetitions", o.repetitions},
+                 {"model", {{"relative", model.relative}, {"clock_error_s", model.clock_error}, {"skew_s", model.skew}}},
+                 {"sizes", json::array()}};
+  bool all_agree = true;
+  double worst = 0;  // |difference| / tolerance
+  for (const json* rec : RecordsOfType(raw, "bcast_ack")) {
+    std::vector<double> global;
+    for (const auto& s : ToGlobal((*rec)["sync"], clocks)) global.push_back(Span(s, 0, 1));
+    std::vector<AckDestination> dests;
+    for (const json& a : (*rec)["ack"])
+      dests.push_back(AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
+    const BcastComparison c = CompareBcast((*rec)["bytes"], dests, global, model);
+    all_agree = all_agree && c.agree;
+    worst = std::max(worst, std::fabs(c.difference) / c.tolerance);
+    const AckDestination* at = nullptr;
+    for (const AckDestination& d : c.destinations)
+      if (d.rank == c.ol_rank) at = &d;
+    char sync[64], ol[32];
+    std::snprintf(sync, sizeof sync, "%s [%s,%s]", FormatDuration(c.global.median).c_str(),
+                  FormatDuration(c.global.lo).c_str(), FormatDuration(c.global.hi).c_str());
+    std::snprintf(ol, sizeof ol, "%s (rank %d)", FormatDuration(c.ol).c_str(), c.ol_rank);
+    std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", FormatBytes(c.bytes).c_str(), sync, ol,
+                at ? FormatDuration(at->e.median).c_str() : "-", at ? FormatDuration(at->rtt.median).c_str() : "-",
+                FormatDuration(c.difference).c_str(), FormatDuration(c.tolerance).c_str(), c.agree ? "yes" : "NO");
+    json jd = json::array();
+    for (const AckDestination& d : c.destinations)
+      jd.push_back({{"rank", d.rank}, {"e_median_s", d.e.median}, {"rtt_median_s", d.rtt.median}, {"ol_s", d.ol}});
+    report["sizes"].push_back({{"bytes", c.bytes}, {"sync_median_s", c.global.median},
+                               {"sync_ci_s", {c.global.lo, c.global.hi}}, {"ack_ol_s", c.ol},
+                               {"ack_ol_rank", c.ol_rank}, {"destinations", jd}, {"difference_s", c.difference},
+                               {"tolerance_s", c.tolerance}, {"agree", c.agree}});
+  }
+  if (report["sizes"].empty()) {
+    std::cout << "FAIL: the harness wrote no broadcast measurement\n";
+    return kHarnessFailed;
+  }
+  report["agree"] = all_agree;
+  std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
+  std::printf("<DartMeasurement type=\"numeric/double\" name=\"bcast-check worst difference / tolerance\">%g"
+              "</DartMeasurement>\n", worst);
+  std::printf("%s: the two methods %s\n", all_agree ? "PASS" : "FAIL",
+              all_agree ? "agree at every size" : "disagree (see above)");
+  std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
+  return all_agree ? kPass : kFail;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,40 @@
+// The harness's self-checks, run by `nbcguard clock-check | verify |
+// bcast-check`: measurements whose answer is known or can be had another
+// way, so a user can see how far the tool's own numbers are to be trusted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "launcher.h"
+
+namespace nbcguard {
+
+// Injects an offset and drift into rank 1's clock, then compares the
+// extrapolated and interpolated global clocks with the true time (all ranks
+// of one host share CLOCK_MONOTONIC). Also reports the synchronized
+// barrier's and MPI_Barrier's exit skews. Fails beyond bound_us (0: report).
+int ClockCheck(const Config& cfg, int nodes, double offset, double drift, double wait, double bound_us,
+               const std::string& out);
+
+// Every registered collective at a few sizes; fault "corrupt" flips one
+// delivered element to show the check catches it.
+int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault);
+
+struct BcastCheckOptions {
+  int nodes = 2;
+  std::vector<std::uint64_t> bytes;  // message sizes
+  int repetitions = 100;
+  double inject_offset = 0, inject_drift = 0;  // on rank 1's clock
+  double relative = 0.10;                      // AgreementModel::relative
+  std::string out;
+};
+
+// Paper 002: broadcast latency by acknowledgement (max over destinations of
+// E_i - RTT_i / 2) against the synchronized-clock time of the same
+// MPI_Ibcast + MPI_Wait. Fails when they disagree beyond the tolerance of
+// nbcguard/bcast_ack.h.
+int BcastCheck(const Config& cfg, const BcastCheckOptions& o);
+
+}  // namespace nbcguard
