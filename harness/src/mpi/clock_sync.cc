@@ -9,10 +9,9 @@ LocalClock::LocalClock(double offset, double drift)
 
 double LocalClock::Mono() { return MonotonicNow(); }
 
-double LocalClock::Now() const {
-  const double m = Mono();
-  return m + offset_ + drift_ * (m - mono0_);
-}
+double LocalClock::Now() const { return At(Mono()); }
+
+double LocalClock::At(double mono) const { return mono + offset_ + drift_ * (mono - mono0_); }
 
 GlobalClock::GlobalClock(const Comm& comm, LocalClock clock) : comm_(comm), clock_(clock) {}
 

@@ -19,6 +19,8 @@ class LocalClock {
   LocalClock() = default;
   LocalClock(double offset, double drift);
   double Now() const;
+  // This clock's reading at the instant CLOCK_MONOTONIC read `mono`.
+  double At(double mono) const;
   // The unmodified monotonic clock (shared by all ranks of one host).
   static double Mono();
 
@@ -36,6 +38,7 @@ class GlobalClock {
  public:
   GlobalClock(const Comm& comm, LocalClock clock);
   double LocalNow() const { return clock_.Now(); }
+  const LocalClock& local_clock() const { return clock_; }
   // Collective. Appends `rounds` offset points (this rank vs rank 0) and refits.
   void Calibrate(const SyncOptions& options);
   // Extrapolated global time of a local reading (fit of all points so far).
