@@ -60,6 +60,39 @@ TEST(StatsTest, MedianKeepsInfinities) {
   EXPECT_EQ(Median({kInf, kInf}), kInf);
 }
 
+TEST(StatsTest, TrimmedMeanDropsTheSameShareFromBothEnds) {
+  // 10 values, 20 %: drop 2 on each side, average the middle 6.
+  EXPECT_DOUBLE_EQ(TrimmedMean({100, 1, 2, 3, 4, 5, 6, 7, 8, -50}, 0.2), 4.5);
+  EXPECT_DOUBLE_EQ(TrimmedMean({3, 1, 2}, 0.0), 2.0);
+  EXPECT_DOUBLE_EQ(TrimmedMean({5, 1, 3, 2, 4}, 0.2), 3.0);  // floor(5 * 0.2) = 1 each side
+  EXPECT_DOUBLE_EQ(TrimmedMean({7, std::nan(""), 7}, 0.2), 7.0);
+  EXPECT_TRUE(std::isnan(TrimmedMean({}, 0.2)));
+  EXPECT_TRUE(std::isnan(TrimmedMean({std::nan("")}, 0.2)));
+  EXPECT_DOUBLE_EQ(TrimmedMean({1, 2, 3, 4}, 0.9), 2.5);  // clamped below 0.5: keeps the middle two
+}
+
+TEST(StatsTest, TrimmedMeanFollowsTheShareOfABimodalTime) {
+  // A time that is 12 or 20 (one scheduler slice apart): the median jumps
+  // from 12 to 20 as the share of slow runs passes one half; the trimmed
+  // mean goes through the values in between, so a target of 16 is reachable.
+  auto runs = [](int slow) {
+    std::vector<double> v(15, 12.0);
+    for (int i = 0; i < slow; ++i) v[i] = 20.0;
+    return v;
+  };
+  EXPECT_DOUBLE_EQ(Median(runs(7)), 12.0);
+  EXPECT_DOUBLE_EQ(Median(runs(8)), 20.0);
+  double previous = TrimmedMean(runs(0), 0.2);
+  for (int slow = 1; slow <= 15; ++slow) {
+    const double t = TrimmedMean(runs(slow), 0.2);
+    EXPECT_GE(t, previous) << slow;
+    EXPECT_LE(t - previous, 8.0 / 9.0 + 1e-9) << slow;  // one more slow run among the 9 kept
+    previous = t;
+  }
+  EXPECT_DOUBLE_EQ(TrimmedMean(runs(7), 0.2), 12.0 + 8.0 * 4.0 / 9.0);
+  EXPECT_DOUBLE_EQ(TrimmedMean(runs(8), 0.2), 12.0 + 8.0 * 5.0 / 9.0);
+}
+
 TEST(StatsTest, EmptyIsAllNaN) {
   const Spread s = Summarize({});
   EXPECT_EQ(s.n, 0);

@@ -12,6 +12,13 @@ namespace nbcguard {
 // not a value); infinities are kept and ordered. All-NaN input -> NaN.
 double Median(std::vector<double> values);
 
+// Mean of the values left after dropping floor(n * fraction) of the
+// smallest and as many of the largest; NaN inputs are dropped first; NaN
+// when nothing is left. fraction is clamped to [0, 0.5). Unlike the median
+// it moves continuously with the share of slow samples of a bimodal time,
+// and still ignores rare outliers on either side.
+double TrimmedMean(std::vector<double> values, double fraction);
+
 struct Spread {
   int n = 0;
   double median = 0;  // NaN when n == 0
