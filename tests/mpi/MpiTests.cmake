@@ -75,7 +75,9 @@ set_tests_properties(${_impl}.mpi.missing-thresholds PROPERTIES
 # against the expectations written in reference_check.cc. Breaking the
 # method makes them fail: r_comm as the largest per-rank MPI time fails
 # background and deferred; the collective's time as an average over ranks
-# instead of first start to last end fails late-exit.
+# instead of first start to last end fails late-exit. They are part of the
+# CI tier (label quick, like every MPI test here); label reference selects
+# them alone.
 foreach(_behaviour background deferred cpu-thief late-rank late-exit passive-impact)
   nbcguard_mpi_test(reference-${_behaviour} TIMEOUT 300
     COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/reference-${_behaviour}

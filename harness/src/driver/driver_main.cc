@@ -435,11 +435,14 @@ int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
 // What a threshold should be set from: over every results.json under the
 // directories, per (library, deployment, ratio), the range of medians and the
 // largest lower bound of the confidence interval (the value a max limit is
-// compared with), plus invalid points.
-int Envelope(const std::vector<std::string>& dirs) {
+// compared with), plus invalid points. With per_point, the same per (library,
+// case, deployment, grid point, ratio) with the median of the medians: how
+// much one point moves from run to run (the flakiness budget).
+int Envelope(const std::vector<std::string>& dirs, bool per_point) {
   struct Range {
     int n = 0;
     double lo_med = INFINITY, hi_med = -INFINITY, max_ci_lo = -INFINITY;
+    std::vector<double> medians;
   };
   std::map<std::string, Range> ranges;
   std::map<std::string, int> invalid;
@@ -452,17 +455,23 @@ int Envelope(const std::vector<std::string>& dirs) {
       json j = json::parse(f, nullptr, false);
       if (j.is_discarded() || !j.contains("points")) continue;
       ++files;
-      const std::string key = j.value("implementation_label", "?") + " " + j["case"].value("deployment", "?");
+      std::string key = j.value("implementation_label", "?") + " " + j["case"].value("deployment", "?");
+      if (per_point) key = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") + " " +
+                           j["case"].value("deployment", "?");
       for (const json& p : j["points"]) {
+        const std::string at = per_point ? " " + FormatDuration(p.value("comm_target", 0.0)) + "x" +
+                                               FormatDuration(p.value("comp_target", 0.0))
+                                         : "";
         if (!p.value("valid", false)) {
-          ++invalid[key + " " + j["case"].value("name", "?")];
+          ++invalid[key + (per_point ? at : " " + j["case"].value("name", "?"))];
           continue;
         }
         for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact"}) {
           const json& s = p[m];
           if (!s["median"].is_number() || !s["ci_lo"].is_number()) continue;
-          Range& r = ranges[key + " " + m];
+          Range& r = ranges[key + at + " " + m];
           ++r.n;
+          r.medians.push_back(s["median"].get<double>());
           r.lo_med = std::min(r.lo_med, s["median"].get<double>());
           r.hi_med = std::max(r.hi_med, s["median"].get<double>());
           r.max_ci_lo = std::max(r.max_ci_lo, s["ci_lo"].get<double>());
@@ -471,9 +480,14 @@ int Envelope(const std::vector<std::string>& dirs) {
     }
   }
   std::printf("%d results files\n", files);
-  for (const auto& [k, r] : ranges)
-    std::printf("%-36s n=%3d  medians %.2f..%.2f  largest CI lower bound %.2f\n", k.c_str(), r.n, r.lo_med,
-                r.hi_med, r.max_ci_lo);
+  for (const auto& [k, r] : ranges) {
+    if (per_point)
+      std::printf("%-58s n=%3d  medians %.2f..%.2f (median %.2f)  largest CI lower bound %.2f\n", k.c_str(), r.n,
+                  r.lo_med, r.hi_med, Median(r.medians), r.max_ci_lo);
+    else
+      std::printf("%-36s n=%3d  medians %.2f..%.2f  largest CI lower bound %.2f\n", k.c_str(), r.n, r.lo_med,
+                  r.hi_med, r.max_ci_lo);
+  }
   for (const auto& [k, n] : invalid) std::printf("invalid points: %s: %d\n", k.c_str(), n);
   return files > 0 ? kPass : kFail;
 }
@@ -566,9 +580,11 @@ int main(int argc, char** argv) {
   auto* envelope = app.add_subcommand("envelope", "summarize results.json files: ranges of each ratio (for setting thresholds)");
   std::vector<std::string> dirs;
   envelope->add_option("dirs", dirs, "directories searched for results.json")->required()->check(CLI::ExistingDirectory);
+  bool per_point = false;
+  envelope->add_flag("--per-point", per_point, "one line per case, grid point and ratio (run-to-run spread)");
 
   CLI11_PARSE(app, argc, argv);
-  if (*envelope) return Envelope(dirs);
+  if (*envelope) return Envelope(dirs, per_point);
   ForwardTerminationToChildren();
   if (*check) return Check(files);
   Config cfg;
