@@ -56,10 +56,35 @@ TEST(BcastAckTest, RoundTripOfTheDestinationsSetsTheModelsAllowance) {
   EXPECT_NEAR(outside.difference, -23e-6, 1e-12);
 }
 
+TEST(BcastAckTest, ADifferenceWithinTheMediansNoiseIsNotADisagreement) {
+  AgreementModel m;
+  m.relative = 0.1;
+  // Acknowledgement: E_i 84 us, tight (30 samples 83..85); RTT 0.4 us.
+  std::vector<double> e, rtt(30, 0.4e-6);
+  for (int i = 0; i < 30; ++i) e.push_back((83.0 + 2.0 * i / 29.0) * 1e-6);
+  // Synchronized clock: bimodal 88 or 105 us, median 101 us, wide interval.
+  std::vector<double> sync;
+  for (int i = 0; i < 12; ++i) sync.push_back(88e-6);
+  for (int i = 0; i < 18; ++i) sync.push_back(105e-6);
+  sync[12] = 101e-6;
+  BcastComparison c = CompareBcast(1 << 20, {AckLatency(1, e, rtt)}, sync, m);
+  EXPECT_FALSE(c.agree);            // medians 17 us apart, tolerance ~10.8 us
+  EXPECT_TRUE(c.within_noise);      // but the sync interval reaches down to 88 us
+  EXPECT_FALSE(c.disagree());
+  EXPECT_LE(c.difference_lo, c.difference);
+  EXPECT_GE(c.difference_hi, c.difference);
+  // The same acknowledgement against a tight synchronized time 30 % off:
+  // beyond noise.
+  BcastComparison far = CompareBcast(1 << 20, {AckLatency(1, e, rtt)}, std::vector<double>(30, 120e-6), m);
+  EXPECT_FALSE(far.agree);
+  EXPECT_FALSE(far.within_noise);
+  EXPECT_TRUE(far.disagree());
+}
+
 TEST(BcastAckTest, MissingDataNeverAgrees) {
   AgreementModel m;
-  EXPECT_FALSE(CompareBcast(8, {}, {10e-6}, m).agree);                       // no destination
-  EXPECT_FALSE(CompareBcast(8, {AckLatency(1, {10e-6}, {1e-6})}, {}, m).agree);  // no synchronized sample
+  EXPECT_TRUE(CompareBcast(8, {}, {10e-6}, m).disagree());                       // no destination
+  EXPECT_TRUE(CompareBcast(8, {AckLatency(1, {10e-6}, {1e-6})}, {}, m).disagree());  // no synchronized sample
   EXPECT_EQ(CompareBcast(8, {}, {10e-6}, m).ol_rank, -1);
 }
 

@@ -53,8 +53,16 @@ struct BcastComparison {
   int ol_rank = -1;    // the destination that gives it
   Spread global;       // synchronized-clock times of the same broadcast
   double difference = 0;  // ol - global.median
+  // The difference's range from the 95 % confidence intervals of the two
+  // medians: [OL_lo - global_hi, OL_hi - global_lo] (OL_lo/hi: E_i's
+  // interval minus RTT_i / 2 at the destination that gives OL).
+  double difference_lo = 0, difference_hi = 0;
   double tolerance = 0;
-  bool agree = false;
+  bool agree = false;         // |difference| <= tolerance
+  bool within_noise = false;  // not agree, but the range reaches into [-tolerance, tolerance]
+  // A disagreement beyond noise: the whole range is past the tolerance, as
+  // a threshold limit fails only beyond noise (README, thresholds).
+  bool disagree() const { return !agree && !within_noise; }
 };
 
 // Compares the two estimates for one message size. rtt_max of the model is

@@ -23,17 +23,24 @@ BcastComparison CompareBcast(std::uint64_t bytes, std::vector<AckDestination> de
   c.global = Summarize(global_times);
   c.ol = std::numeric_limits<double>::quiet_NaN();
   model.rtt_max = 0;
+  const AckDestination* at = nullptr;
   for (const AckDestination& d : c.destinations) {
-    if (std::isnan(c.ol) || d.ol > c.ol) {
-      c.ol = d.ol;
-      c.ol_rank = d.rank;
-    }
+    if (!at || d.ol > at->ol) at = &d;
     if (std::isfinite(d.rtt.median)) model.rtt_max = std::max(model.rtt_max, d.rtt.median);
   }
+  if (at) {
+    c.ol = at->ol;
+    c.ol_rank = at->rank;
+  }
+  const double half_rtt = at ? at->rtt.median / 2 : std::numeric_limits<double>::quiet_NaN();
   c.difference = c.ol - c.global.median;
+  c.difference_lo = (at ? at->e.lo : c.ol) - half_rtt - c.global.hi;
+  c.difference_hi = (at ? at->e.hi : c.ol) - half_rtt - c.global.lo;
   c.tolerance = model.Tolerance(std::max(c.ol, c.global.median));
-  // NaN on either side (no destination, no sample) never agrees.
+  // NaN on either side (no destination, no sample) never agrees, and is not
+  // within noise either.
   c.agree = std::fabs(c.difference) <= c.tolerance;
+  c.within_noise = !c.agree && c.difference_lo <= c.tolerance && c.difference_hi >= -c.tolerance;
   return c;
 }
 

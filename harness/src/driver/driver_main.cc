@@ -560,7 +560,7 @@ int main(int argc, char** argv) {
       "bcast-check", "check the synchronized-clock time of MPI_Ibcast against the acknowledgement method of "
                      "de Supinski and Karonis (max over destinations of E_i - RTT_i/2)");
   BcastCheckOptions bo;
-  std::vector<std::string> bcast_sizes = {"4KiB", "64KiB", "1MiB", "4MiB"};
+  std::vector<std::string> bcast_sizes = {"64KiB", "1MiB", "4MiB", "16MiB"};
   bcast->add_option("--nodes", bo.nodes)->check(CLI::Range(2, 4096));
   bcast->add_option("--sizes", bcast_sizes, "message sizes, e.g. 4KiB,1MiB")->delimiter(',')
       ->check([](const std::string& s) {

@@ -147,13 +147,16 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
               model.clock_error * 1e6, model.skew * 1e6,
               o.inject_offset != 0 || o.inject_drift != 0 ? ", rank 1's clock offset and drift injected" : "");
   std::printf("  acknowledgement (paper 002): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
-  std::printf("  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew\n", 100 * model.relative);
+  std::printf("  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew; a difference past it fails only "
+              "when the confidence intervals of both medians are past it too (else: within noise)\n",
+              100 * model.relative);
   std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", "size", "sync clock [95% CI]", "ack max OL_i",
               "E_i", "RTT_i", "difference", "tolerance", "agree");
   json report = {{"library_version", version}, {"ranks", o.nodes}, {"repetitions", o.repetitions},
                  {"model", {{"relative", model.relative}, {"clock_error_s", model.clock_error}, {"skew_s", model.skew}}},
                  {"sizes", json::array()}};
   bool all_agree = true;
+  int within_noise = 0;
   double worst = 0;  // |difference| / tolerance
   for (const json* rec : RecordsOfType(raw, "bcast_ack")) {
     std::vector<double> global;
@@ -162,7 +165,8 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
     for (const json& a : (*rec)["ack"])
       dests.push_back(AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
     const BcastComparison c = CompareBcast((*rec)["bytes"], dests, global, model);
-    all_agree = all_agree && c.agree;
+    all_agree = all_agree && !c.disagree();
+    within_noise += c.within_noise ? 1 : 0;
     worst = std::max(worst, std::fabs(c.difference) / c.tolerance);
     const AckDestination* at = nullptr;
     for (const AckDestination& d : c.destinations)
@@ -173,14 +177,16 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
     std::snprintf(ol, sizeof ol, "%s (rank %d)", FormatDuration(c.ol).c_str(), c.ol_rank);
     std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", FormatBytes(c.bytes).c_str(), sync, ol,
                 at ? FormatDuration(at->e.median).c_str() : "-", at ? FormatDuration(at->rtt.median).c_str() : "-",
-                FormatDuration(c.difference).c_str(), FormatDuration(c.tolerance).c_str(), c.agree ? "yes" : "NO");
+                FormatDuration(c.difference).c_str(), FormatDuration(c.tolerance).c_str(),
+                c.agree ? "yes" : c.within_noise ? "within noise" : "NO");
     json jd = json::array();
     for (const AckDestination& d : c.destinations)
       jd.push_back({{"rank", d.rank}, {"e_median_s", d.e.median}, {"rtt_median_s", d.rtt.median}, {"ol_s", d.ol}});
     report["sizes"].push_back({{"bytes", c.bytes}, {"sync_median_s", c.global.median},
                                {"sync_ci_s", {c.global.lo, c.global.hi}}, {"ack_ol_s", c.ol},
                                {"ack_ol_rank", c.ol_rank}, {"destinations", jd}, {"difference_s", c.difference},
-                               {"tolerance_s", c.tolerance}, {"agree", c.agree}});
+                               {"difference_range_s", {c.difference_lo, c.difference_hi}},
+                               {"tolerance_s", c.tolerance}, {"agree", c.agree}, {"within_noise", c.within_noise}});
   }
   if (report["sizes"].empty()) {
     std::cout << "FAIL: the harness wrote no broadcast measurement\n";
@@ -191,7 +197,8 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   std::printf("<DartMeasurement type=\"numeric/double\" name=\"bcast-check worst difference / tolerance\">%g"
               "</DartMeasurement>\n", worst);
   std::printf("%s: the two methods %s\n", all_agree ? "PASS" : "FAIL",
-              all_agree ? "agree at every size" : "disagree (see above)");
+              !all_agree ? "disagree beyond noise (see above)"
+              : within_noise ? "agree, within noise at some sizes" : "agree at every size");
   std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
   return all_agree ? kPass : kFail;
 }
