@@ -1,8 +1,20 @@
 // nbcguard-reference-check: checks a results.json measured under a
 // reference behaviour (libnbcguard-reference) against the answer that
-// behaviour implies. Usage: nbcguard-reference-check <results.json>
-// Prints one line per check (measured, expected, tolerance) and exits 1 when
-// any check fails, 2 when the file is not a reference run.
+// behaviour implies.
+// Usage: nbcguard-reference-check <results.json>
+// Prints one line per check (measured, expected, tolerance) and exits 0 when
+// every check passes, 1 when any fails, 5 when none fails but some are
+// inconclusive (see below), 2 when the file is not a reference run.
+//
+// Noise: a ratio whose median is outside its tolerance while the 95 %
+// confidence interval of that median still reaches the tolerance band is
+// INCONCLUSIVE, not failed (the same rule as threshold limits: a failure
+// must be beyond noise); so is a wrong diagnosis at a point with an
+// inconclusive ratio. On this VM the computation's speed sometimes varies
+// 2x between samples of one point (comp_ref 0.99-2.02 ms at a 2 ms target),
+// which leaves intervals like r_overhead [0.28, 2.74]. The CTest script
+// then measures the case once more, and the second run must pass outright
+// (check_reference.cmake).
 //
 // Expected values, per valid grid point, from the behaviour (reference.h and
 // reference_preload.cc), with C = t_comp_ref and M = t_comm_ref measured at
@@ -78,7 +90,9 @@ using json = nlohmann::json;
 using nbcguard::ReferenceBehaviour;
 
 int failures = 0;
+int inconclusive = 0;
 int checks = 0;
+bool point_inconclusive = false;  // an inconclusive ratio at the current point
 
 void Check(const std::string& where, const std::string& what, double measured, double expected, double tol) {
   ++checks;
@@ -88,16 +102,37 @@ void Check(const std::string& where, const std::string& what, double measured, d
               what.c_str(), measured, expected, tol);
 }
 
-void CheckTrue(const std::string& where, const std::string& what, bool ok, const std::string& detail) {
+void CheckTrue(const std::string& where, const std::string& what, bool ok, const std::string& detail,
+               bool maybe_noise = false) {
   ++checks;
-  if (!ok) ++failures;
-  std::printf("%-4s %-16s %-22s %s\n", ok ? "ok" : "FAIL", where.c_str(), what.c_str(), detail.c_str());
+  const char* tag = ok ? "ok" : maybe_noise ? "?" : "FAIL";
+  if (!ok) ++(maybe_noise ? inconclusive : failures);
+  std::printf("%-4s %-16s %-22s %s\n", tag, where.c_str(), what.c_str(), detail.c_str());
 }
 
-double Num(const json& j, const char* key) {
-  const json& v = j.at(key);
-  if (v.is_object()) return v.at("median").is_number() ? v.at("median").get<double>() : NAN;
-  return v.is_number() ? v.get<double>() : NAN;
+// A ratio's median and the 95 % confidence interval of the median.
+struct Ratio {
+  double median = NAN, lo = NAN, hi = NAN;
+};
+
+Ratio Get(const json& p, const char* key) {
+  const json& v = p.at(key);
+  auto num = [&](const char* k) { return v.at(k).is_number() ? v.at(k).get<double>() : NAN; };
+  return {num("median"), num("ci_lo"), num("ci_hi")};
+}
+
+// ok: median within tol of expected; inconclusive: not, but the interval
+// reaches [expected - tol, expected + tol]; otherwise failed.
+void CheckRatio(const std::string& where, const std::string& what, const Ratio& m, double expected, double tol) {
+  ++checks;
+  const bool ok = std::isfinite(m.median) && std::fabs(m.median - expected) <= tol;
+  const bool noise = !ok && std::isfinite(m.lo) && std::isfinite(m.hi) && m.lo <= expected + tol &&
+                     m.hi >= expected - tol;
+  if (!ok) ++(noise ? inconclusive : failures);
+  point_inconclusive = point_inconclusive || noise;
+  std::printf("%-4s %-16s %-22s measured %9.4f [%.4f, %.4f]  expected %9.4f +- %.4f%s\n",
+              ok ? "ok" : noise ? "?" : "FAIL", where.c_str(), what.c_str(), m.median, m.lo, m.hi, expected, tol,
+              noise ? "  (inconclusive: the interval reaches the band)" : "");
 }
 
 }  // namespace
@@ -141,59 +176,59 @@ int main(int argc, char** argv) {
       continue;
     }
     ++valid;
+    point_inconclusive = false;
     const double C = p.at("t_comp_ref"), M = p.at("t_comm_ref");
-    const double over = Num(p, "r_overhead"), comm = Num(p, "r_comm"), slow = Num(p, "r_comp_slowdown");
-    const double impact = Num(p, "r_mpi_impact");
+    const Ratio over = Get(p, "r_overhead"), comm = Get(p, "r_comm"), slow = Get(p, "r_comp_slowdown");
+    const Ratio impact = Get(p, "r_mpi_impact");
     const std::string diag = p.at("diagnosis");
-    // The diagnosis bands (r_comp_slowdown > 1.10 = slowed) are narrower
-    // than these tolerances: a neighbouring diagnosis is accepted only when
-    // the ratios, taken at their expected values wherever they are within
-    // tolerance, give the expected one (the product's own Diagnose()).
-    auto expect_diag = [&](const std::string& want, double exp_comm, double exp_slow) {
+    // The expected diagnosis is the product's own Diagnose() of the
+    // expected ratios (background with a collective longer than the
+    // computation is partial overlap, not overlap: the rest of it is waited
+    // for), with the library's measured idle impact where the behaviour
+    // does not set it. The bands (r_comp_slowdown > 1.10 = slowed) are
+    // narrower than the tolerances: a neighbouring diagnosis is accepted
+    // when the ratios, taken at their expected values wherever they are
+    // within tolerance, give the expected one.
+    auto expect_diag = [&](double exp_comm, double exp_slow, double exp_impact) {
+      const std::string want = nbcguard::ToString(nbcguard::Diagnose(exp_comm, exp_slow, exp_impact));
       bool ok = diag == want;
       std::string detail = "got " + diag + ", expected " + want;
       if (!ok) {
-        const double c = std::fabs(comm - exp_comm) <= 0.15 ? exp_comm : comm;
-        const double w = std::fabs(slow - exp_slow) <= 0.15 ? exp_slow : slow;
-        if (nbcguard::ToString(nbcguard::Diagnose(c, w, impact)) == want ||
-            (want == "overlap" && nbcguard::ToString(nbcguard::Diagnose(c, w, impact)) ==
-                                      std::string("passive-runtime-impact"))) {
+        const double c = std::fabs(comm.median - exp_comm) <= 0.15 ? exp_comm : comm.median;
+        const double w = std::fabs(slow.median - exp_slow) <= 0.15 ? exp_slow : slow.median;
+        const double i = std::fabs(impact.median - exp_impact) <= 0.15 * exp_impact ? exp_impact : impact.median;
+        if (nbcguard::ToString(nbcguard::Diagnose(c, w, i)) == want) {
           ok = true;
           detail += " (a ratio within tolerance crossed a diagnosis band)";
         }
       }
-      if (!ok && want == "overlap" && diag == "passive-runtime-impact" && nbcguard::PassiveImpact(impact)) {
-        ok = true;
-        detail += " (the library's idle runtime slows computing: r_mpi_impact " + std::to_string(impact) + ")";
-      }
-      CheckTrue(where, "diagnosis", ok, detail);
+      CheckTrue(where, "diagnosis", ok, detail, point_inconclusive);
     };
     switch (spec.behaviour) {
       case ReferenceBehaviour::kBackground:
-        Check(where, "r_overhead", over, 0.0, 0.3);
-        Check(where, "r_comm", comm, std::max(0.0, M - C) / M, 0.15);
-        Check(where, "r_comp_slowdown", slow, 1.0, 0.15);
-        expect_diag("overlap", std::max(0.0, M - C) / M, 1.0);
+        CheckRatio(where, "r_overhead", over, 0.0, 0.3);
+        CheckRatio(where, "r_comm", comm, std::max(0.0, M - C) / M, 0.15);
+        CheckRatio(where, "r_comp_slowdown", slow, 1.0, 0.15);
+        expect_diag(std::max(0.0, M - C) / M, 1.0, impact.median);
         break;
       case ReferenceBehaviour::kDeferred:
-        Check(where, "r_overhead", over, 1.0, 0.3);
-        Check(where, "r_comm", comm, 1.0, 0.15);
-        Check(where, "r_comp_slowdown", slow, 1.0, 0.15);
-        expect_diag("no-progression", 1.0, 1.0);
+        CheckRatio(where, "r_overhead", over, 1.0, 0.3);
+        CheckRatio(where, "r_comm", comm, 1.0, 0.15);
+        CheckRatio(where, "r_comp_slowdown", slow, 1.0, 0.15);
+        expect_diag(1.0, 1.0, impact.median);
         break;
       case ReferenceBehaviour::kCpuThief:
-        Check(where, "r_overhead", over, 1.0, 0.3);
-        Check(where, "r_comm", comm, 0.0, 0.15);
-        Check(where, "r_comp_slowdown", slow, 1.0 + M / C, 0.15);
-        expect_diag("computation-slowdown", 0.0, 1.0 + M / C);
+        CheckRatio(where, "r_overhead", over, 1.0, 0.3);
+        CheckRatio(where, "r_comm", comm, 0.0, 0.15);
+        CheckRatio(where, "r_comp_slowdown", slow, 1.0 + M / C, 0.15);
+        expect_diag(0.0, 1.0 + M / C, impact.median);
         break;
       case ReferenceBehaviour::kPassiveImpact: {
         const double expected = 1.0 / (1.0 - spec.share);
-        Check(where, "r_mpi_impact", impact, expected, 0.15 * expected);
-        Check(where, "r_overhead", over, 0.0, 0.3);
-        Check(where, "r_comp_slowdown", slow, 1.0, 0.15);
-        CheckTrue(where, "diagnosis", diag == "passive-runtime-impact",
-                  "got " + diag + ", expected passive-runtime-impact");
+        CheckRatio(where, "r_mpi_impact", impact, expected, 0.15 * expected);
+        CheckRatio(where, "r_overhead", over, 0.0, 0.3);
+        CheckRatio(where, "r_comp_slowdown", slow, 1.0, 0.15);
+        expect_diag(std::max(0.0, M - C) / M, 1.0, expected);
         break;
       }
       case ReferenceBehaviour::kLateRank:
@@ -232,6 +267,6 @@ int main(int argc, char** argv) {
     }
   }
   CheckTrue("all points", "valid points", valid > 0, std::to_string(valid) + " valid");
-  std::printf("%d of %d checks failed\n", failures, checks);
-  return failures == 0 ? 0 : 1;
+  std::printf("%d of %d checks failed, %d inconclusive\n", failures, checks, inconclusive);
+  return failures > 0 ? 1 : inconclusive > 0 ? 5 : 0;
 }
