@@ -45,19 +45,6 @@ double RealtimeSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-// Per-process blocks of two jobs ([process][rep] flattened each) joined so
-// each process's repetitions stay together.
-json Interleave(const json& a, const json& b, int processes) {
-  const std::vector<double> x = a.get<std::vector<double>>(), y = b.get<std::vector<double>>();
-  const std::size_t nx = x.size() / processes, ny = y.size() / processes;
-  std::vector<double> out;
-  for (int p = 0; p < processes; ++p) {
-    out.insert(out.end(), x.begin() + p * nx, x.begin() + (p + 1) * nx);
-    out.insert(out.end(), y.begin() + p * ny, y.begin() + (p + 1) * ny);
-  }
-  return out;
-}
-
 std::string Join(const std::vector<double>& v) {
   std::string s;
   for (double x : v) s += (s.empty() ? "" : ",") + Precise(x);
@@ -177,12 +164,21 @@ Deploy Plan(Deployment d, const std::string& impl) {
 
 // r_mpi_impact: the same computation with MPI initialised and idle (a short
 // harness job) and in processes that never load MPI (nbcguard-compute),
-// started by the same launcher with the same ranks, threads and sizes. The
-// two alternate over `rounds` rounds, so a machine whose speed drifts over
-// seconds (shared or virtual cores) biases neither side.
+// started by the same launcher with the same ranks, threads and sizes.
+//
+// The two kinds of job alternate in rounds (in turn first), and each round
+// gives one ratio: on a machine whose cores change speed over seconds (on
+// this VM each vCPU runs a GEMM at one speed or 1.7-2x slower, for seconds
+// at a time, whatever the job), a job's repetitions share one speed, so the
+// round is the independent unit and its ratio compares jobs seconds apart.
+// r_mpi_impact is the median of the round ratios with the confidence
+// interval of that median over rounds. Rounds are added, from kMinRounds up
+// to kMaxRounds, while any size's interval is wider than kSpread (hi / lo)
+// and the case's time allows: more repetitions where the noise is high.
 struct ImpactRuns {
-  std::vector<json> passive;  // "passive" records of the MPI jobs
-  NoMpiTimes no_mpi;          // per size: slowest process per repetition
+  std::vector<json> passive;  // "passive" records of the MPI jobs, each with its "round"
+  NoMpiTimes no_mpi;          // per size and round: slowest process per repetition
+  int rounds = 0;
   std::string error;
 };
 
@@ -191,70 +187,127 @@ ImpactRuns RunImpact(const Config& cfg, int nodes, int threads, const std::vecto
                      const std::map<std::string, std::string>& env, const std::function<double()>& left) {
   ImpactRuns out;
   if (sizes.empty()) return out;
-  constexpr int kRounds = 3;
-  const int per_round = std::max(3, (reps + kRounds - 1) / kRounds);
+  constexpr int kMinRounds = 3, kMaxRounds = 9;
+  constexpr double kSpread = 1.2;
+  const int per_round = std::max(3, (reps + kMinRounds - 1) / kMinRounds);
   std::string list;
   for (int n : sizes) list += (list.empty() ? "" : ",") + std::to_string(n);
   const fs::path cdir = dir / "no-mpi";
   fs::remove_all(cdir);
-  std::map<int, std::vector<double>> per_size_no_mpi;
-  std::map<int, json> passive_by_size;
-  for (int round = 0; round < kRounds && out.error.empty(); ++round) {
+  for (int round = 0; round < kMaxRounds && out.error.empty(); ++round) {
+    const double round_started = left();
     // With MPI, idle.
-    const fs::path raw_path = dir / ("passive." + std::to_string(round) + ".jsonl");
-    fs::remove(raw_path);
-    ProcessResult r = RunProcess(
-        LaunchCommand(cfg, nodes, cfg.harness,
-                      {"--mode", "passive", "--threads", std::to_string(threads), "--sizes", list, "--comp",
-                       Join(targets), "--repetitions", std::to_string(per_round), "--out", raw_path.string()}),
-        env, std::max(1.0, left()));
-    RawRun raw = ReadRaw(raw_path.string());
-    if (r.exit_code != 0 || !raw.ended) {
-      out.error = "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
-      break;
-    }
-    for (const json* p : RecordsOfType(raw, "passive")) {
-      if ((*p).value("late", false)) out.error = "a rank started its computation with MPI idle late";
-      json& acc = passive_by_size[(*p)["n"]];
-      if (acc.is_null()) acc = *p;
-      else acc["times"] = Interleave(acc["times"], (*p)["times"], nodes);
-    }
+    auto with_mpi = [&] {
+      const fs::path raw_path = dir / ("passive." + std::to_string(round) + ".jsonl");
+      fs::remove(raw_path);
+      ProcessResult r = RunProcess(
+          LaunchCommand(cfg, nodes, cfg.harness,
+                        {"--mode", "passive", "--threads", std::to_string(threads), "--sizes", list, "--comp",
+                         Join(targets), "--repetitions", std::to_string(per_round), "--out", raw_path.string()}),
+          env, std::max(1.0, left()));
+      RawRun raw = ReadRaw(raw_path.string());
+      if (r.exit_code != 0 || !raw.ended) {
+        out.error = "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
+        return;
+      }
+      for (const json* p : RecordsOfType(raw, "passive")) {
+        if ((*p).value("late", false)) out.error = "a rank started its computation with MPI idle late";
+        json rec = *p;
+        rec["round"] = round;
+        out.passive.push_back(rec);
+      }
+    };
     // Without MPI: every process starts at one CLOCK_REALTIME instant, far
     // enough ahead for the launcher to start them.
-    constexpr double kStartMargin = 3.0;
-    const fs::path rdir = cdir / std::to_string(round);
-    fs::create_directories(rdir);
-    r = RunProcess(LaunchCommand(cfg, nodes, cfg.compute,
-                                 {"--threads", std::to_string(threads), "--sizes", list, "--targets", Join(targets),
-                                  "--repetitions", std::to_string(per_round), "--start-realtime",
-                                  Precise(RealtimeSeconds() + kStartMargin), "--out-dir", rdir.string()}),
-                   env, std::max(1.0, left()));
-    if (r.exit_code != 0) {
-      out.error = r.timed_out ? "computation without MPI timed out"
-                              : "computation without MPI failed (exit " + std::to_string(r.exit_code) + ")";
-      break;
+    auto without_mpi = [&] {
+      constexpr double kStartMargin = 2.0;
+      const fs::path rdir = cdir / std::to_string(round);
+      fs::create_directories(rdir);
+      ProcessResult r = RunProcess(
+          LaunchCommand(cfg, nodes, cfg.compute,
+                        {"--threads", std::to_string(threads), "--sizes", list, "--targets", Join(targets),
+                         "--repetitions", std::to_string(per_round), "--start-realtime",
+                         Precise(RealtimeSeconds() + kStartMargin), "--out-dir", rdir.string()}),
+          env, std::max(1.0, left()));
+      if (r.exit_code != 0) {
+        out.error = r.timed_out ? "computation without MPI timed out"
+                                : "computation without MPI failed (exit " + std::to_string(r.exit_code) + ")";
+        return;
+      }
+      std::map<int, std::vector<std::vector<double>>> procs_by_size;
+      for (const auto& e : fs::directory_iterator(rdir)) {
+        std::ifstream f(e.path());
+        json j = json::parse(f, nullptr, false);
+        if (j.is_discarded()) continue;
+        if (j.value("late", false))
+          out.error = "a computation without MPI started after the agreed instant (launcher slower than " +
+                      FormatDuration(kStartMargin) + ")";
+        for (const json& res : j["results"])
+          procs_by_size[res["n"]].push_back(res["times"].get<std::vector<double>>());
+      }
+      for (auto& [n, procs] : procs_by_size) {
+        std::vector<double> flat;
+        for (auto& p : procs) flat.insert(flat.end(), p.begin(), p.end());
+        out.no_mpi[n][round] = SlowestPerRep(flat, static_cast<int>(procs.size()));
+      }
+    };
+    if (round % 2 == 0) {
+      with_mpi();
+      if (out.error.empty()) without_mpi();
+    } else {
+      without_mpi();
+      if (out.error.empty()) with_mpi();
     }
-    std::map<int, std::vector<std::vector<double>>> procs_by_size;
-    for (const auto& e : fs::directory_iterator(rdir)) {
-      std::ifstream f(e.path());
-      json j = json::parse(f, nullptr, false);
-      if (j.is_discarded()) continue;
-      if (j.value("late", false))
-        out.error = "a computation without MPI started after the agreed instant (launcher slower than " +
-                    FormatDuration(kStartMargin) + ")";
-      for (const json& res : j["results"]) procs_by_size[res["n"]].push_back(res["times"].get<std::vector<double>>());
+    if (!out.error.empty()) break;
+    out.rounds = round + 1;
+    if (out.rounds < kMinRounds) continue;
+    bool settled = true;
+    std::vector<const json*> recs;
+    for (const json& p : out.passive) recs.push_back(&p);
+    for (const auto& [target, ratios] : ImpactRatiosPerRound(recs, out.no_mpi, nodes)) {
+      const Spread sp = Summarize(ratios);
+      settled = settled && sp.lo > 0 && sp.hi / sp.lo <= kSpread;
     }
-    for (auto& [n, procs] : procs_by_size) {
-      std::vector<double> flat;
-      for (auto& p : procs) flat.insert(flat.end(), p.begin(), p.end());
-      std::vector<double> slowest = SlowestPerRep(flat, static_cast<int>(procs.size()));
-      per_size_no_mpi[n].insert(per_size_no_mpi[n].end(), slowest.begin(), slowest.end());
-    }
+    // Another round only if it fits twice in what the case has left.
+    if (settled || left() < 2 * (round_started - left()) + 5) break;
   }
-  if (!out.error.empty()) return out;
-  out.no_mpi = per_size_no_mpi;
-  for (auto& [n, rec] : passive_by_size) out.passive.push_back(rec);
   return out;
+}
+
+// The reference library's own account of what it did (one line per rank
+// and job), with the extremes of the share it took: the known answer holds
+// only for the share actually delivered.
+json ReadReferenceLog(const fs::path& path) {
+  json out = {{"records", json::array()}};
+  std::ifstream f(path);
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (std::string line; std::getline(f, line);) {
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("elapsed") || !j.contains("taken")) continue;
+    const double elapsed = j["elapsed"];
+    if (!(elapsed > 0)) continue;
+    j["delivered_share"] = j["taken"].get<double>() / elapsed;
+    const double d = j["delivered_share"];
+    lo = any ? std::min(lo, d) : d;
+    hi = any ? std::max(hi, d) : d;
+    any = true;
+    out["records"].push_back(j);
+  }
+  if (any) {
+    out["min_share"] = lo;
+    out["max_share"] = hi;
+  }
+  return out;
+}
+
+void PrintReferenceDelivered(std::ostream& os, const json& d) {
+  if (!d.contains("min_share")) return;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "reference delivered: the computing thread lost %.1f-%.1f %% of its time (asked %g %%) in %zu rank-jobs\n",
+                100 * d["min_share"].get<double>(), 100 * d["max_share"].get<double>(),
+                100 * d["records"][0]["share"].get<double>(), d["records"].size());
+  os << buf;
 }
 
 // Options of `run` beyond the case file.
@@ -292,6 +345,10 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   fs::create_directories(dir);
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
+  // What the reference library delivered, per rank and job (passive-impact).
+  const fs::path reference_log = dir / "reference.jsonl";
+  fs::remove(reference_log);
+  if (c.reference.active()) cfg.harness_env["NBCGUARD_REFERENCE_LOG"] = reference_log.string();
 
   const auto started = std::chrono::steady_clock::now();
   auto red_conformance_free = [](const RawRun& r) { return RecordsOfType(r, "conformance_failure").empty(); };
@@ -374,6 +431,10 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   json results = ResultsJson(info, raw, red, v);
   if (!nompi_error.empty()) results["no_mpi_error"] = nompi_error;
   if (!harness_error.empty()) results["harness_error"] = harness_error;
+  if (c.reference.active()) {
+    results["reference_delivered"] = ReadReferenceLog(reference_log);
+    PrintReferenceDelivered(std::cout, results["reference_delivered"]);
+  }
   std::ofstream(dir / "results.json") << results.dump(1) << "\n";
   std::cout << "results: " << (dir / "results.json").string() << "\n";
 

@@ -164,6 +164,22 @@ std::string Key(double comm, double comp) { return FormatDuration(comm) + "x" + 
 
 }  // namespace
 
+std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<const json*>& passive,
+                                                           const NoMpiTimes& no_mpi, int ranks) {
+  std::map<double, std::vector<double>> out;
+  for (const json* rec : passive) {
+    if (rec->value("late", false)) continue;
+    auto sz = no_mpi.find((*rec)["n"].get<int>());
+    if (sz == no_mpi.end()) continue;
+    auto rd = sz->second.find(rec->value("round", 0));
+    if (rd == sz->second.end() || rd->second.empty()) continue;
+    const std::vector<double> with = SlowestPerRep((*rec)["times"].get<std::vector<double>>(), ranks);
+    const double r = MpiImpactRatio(Median(with), Median(rd->second));
+    if (std::isfinite(r)) out[(*rec)["comp_target"].get<double>()].push_back(r);
+  }
+  return out;
+}
+
 Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   Reduction red;
   const std::vector<ClockFit> clocks = FitClocks(run);
@@ -209,23 +225,35 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   }
 
   // r_mpi_impact per computation row: same code, same size, same launcher;
-  // with MPI initialised and idle versus a process that never loaded MPI.
+  // with MPI initialised and idle versus a process that never loaded MPI,
+  // one ratio per round (see ImpactRatiosPerRound), summarised over rounds.
   std::map<double, Spread> impact;
   red.mpi_impact = json::array();
-  for (const json* rec : RecordsOfType(run, "passive")) {
+  const std::vector<const json*> passive = RecordsOfType(run, "passive");
+  const std::map<double, std::vector<double>> per_round = ImpactRatiosPerRound(passive, no_mpi, ranks);
+  std::map<double, json> rows;
+  std::map<double, std::vector<double>> with_all, without_all;
+  for (const json* rec : passive) {
     const double target = (*rec)["comp_target"];
     const int n = (*rec)["n"];
-    std::vector<double> with_mpi = SlowestPerRep((*rec)["times"].get<std::vector<double>>(), ranks);
-    auto it = no_mpi.find(n);
-    json row = {{"comp_target", target}, {"n", n}, {"with_mpi_median", Median(with_mpi)}};
-    if ((*rec).value("late", false)) {
-      row["error"] = "a rank started its paced runs late; runs were not simultaneous";
-    } else if (it != no_mpi.end() && !it->second.empty()) {
-      const double base = Median(it->second);
-      std::vector<double> ratios;
-      for (double t : with_mpi) ratios.push_back(MpiImpactRatio(t, base));
-      impact[target] = Summarize(ratios);
-      row["without_mpi_median"] = base;
+    json& row = rows[target];
+    if (row.is_null()) row = {{"comp_target", target}, {"n", n}};
+    if ((*rec).value("late", false)) row["error"] = "a rank started its paced runs late; runs were not simultaneous";
+    std::vector<double> w = SlowestPerRep((*rec)["times"].get<std::vector<double>>(), ranks);
+    with_all[target].insert(with_all[target].end(), w.begin(), w.end());
+    if (auto sz = no_mpi.find(n); sz != no_mpi.end()) {
+      if (auto rd = sz->second.find((*rec).value("round", 0)); rd != sz->second.end())
+        without_all[target].insert(without_all[target].end(), rd->second.begin(), rd->second.end());
+    }
+  }
+  for (auto& [target, row] : rows) {
+    row["with_mpi_median"] = Median(with_all[target]);
+    if (!without_all[target].empty()) row["without_mpi_median"] = Median(without_all[target]);
+    auto it = per_round.find(target);
+    if (!row.contains("error") && it != per_round.end() && !it->second.empty()) {
+      impact[target] = Summarize(it->second);
+      row["rounds"] = it->second.size();
+      row["round_ratios"] = it->second;
       row["r_mpi_impact"] = impact[target].median;
       row["ci"] = {impact[target].lo, impact[target].hi};
     } else if (!row.contains("error")) {

@@ -31,9 +31,16 @@ std::vector<const nlohmann::json*> RecordsOfType(const RawRun& run, const std::s
 // One model per rank, fitted over all its offset points (rank 0: identity).
 std::vector<ClockFit> FitClocks(const RawRun& run);
 
-// Per computation size n: per-repetition times of the slowest process
-// without MPI (from nbcguard-compute files).
-using NoMpiTimes = std::map<int, std::vector<double>>;
+// Per computation size n and round: per-repetition times of the slowest
+// process without MPI (from nbcguard-compute files).
+using NoMpiTimes = std::map<int, std::map<int, std::vector<double>>>;
+
+// r_mpi_impact per round, per computation target: the median time with MPI
+// idle (slowest rank per repetition, from a "passive" record with its
+// "round") over the median without MPI of the same size and round. Records
+// without a matching round without MPI, or marked late, give no ratio.
+std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<const nlohmann::json*>& passive,
+                                                           const NoMpiTimes& no_mpi, int ranks);
 
 // A sample set on the global clock: [sample][rank][stamp].
 using GlobalSamples = std::vector<std::vector<std::vector<double>>>;
