@@ -61,7 +61,10 @@ TEST(ReferenceTest, BadValuesNameTheVariableAndWhatIsAllowed) {
   EXPECT_FALSE(Read({{"NBCGUARD_REFERENCE", "deferred"}, {"NBCGUARD_REFERENCE_LATENCY", "2ms"}}, &error));
   EXPECT_NE(error.find("NBCGUARD_REFERENCE_LATENCY='2ms': expected a number"), std::string::npos) << error;
   EXPECT_FALSE(Read({{"NBCGUARD_REFERENCE", "deferred"}, {"NBCGUARD_REFERENCE_SHARE", "1.5"}}, &error));
-  EXPECT_NE(error.find("share must be a fraction in (0, 1]"), std::string::npos) << error;
+  EXPECT_NE(error.find("share must be a fraction in (0, 0.9]"), std::string::npos) << error;
+  // The computing thread must keep part of every period, or it never ends.
+  EXPECT_FALSE(Read({{"NBCGUARD_REFERENCE", "passive-impact"}, {"NBCGUARD_REFERENCE_SHARE", "1"}}, &error));
+  EXPECT_NE(error.find("share must be a fraction in (0, 0.9]"), std::string::npos) << error;
   EXPECT_FALSE(Read({{"NBCGUARD_REFERENCE_LATE_RANK", "-2"}}, &error));
   EXPECT_NE(error.find("NBCGUARD_REFERENCE_LATE_RANK='-2'"), std::string::npos) << error;
 }

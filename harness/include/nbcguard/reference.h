@@ -23,7 +23,7 @@ enum class ReferenceBehaviour {
   kCpuThief,       // a busy thread per rank needs Duration(bytes) of CPU to complete it
   kLateRank,       // background, but rank late_rank enters the collective late_delay late
   kLateExit,       // background, but rank late_rank leaves the collective late_delay after the others
-  kPassiveImpact,  // background, plus a thread spinning a `share` of every period from MPI_Init
+  kPassiveImpact,  // background, plus the computing thread losing a `share` of every period from MPI_Init
 };
 
 const char* ToString(ReferenceBehaviour b);  // "none", "background", "deferred", ...
@@ -40,8 +40,10 @@ struct ReferenceSpec {
   double bandwidth = 50e6;  // bytes per second
   int late_rank = -1;       // kLateRank, kLateExit: the late rank; -1 = the last rank
   double late_delay = 1e-3; // kLateRank, kLateExit: seconds that rank is late entering / leaving
-  double share = 0.5;       // kPassiveImpact: fraction of each period the idle thread spins, (0, 1]
-  double period = 1e-3;     // kPassiveImpact: seconds per spin + sleep cycle
+  // At most kMaxShare: the computing thread must keep some of its time.
+  static constexpr double kMaxShare = 0.9;
+  double share = 0.5;       // kPassiveImpact: fraction of each period taken from the computing thread, (0, kMaxShare]
+  double period = 1e-3;     // kPassiveImpact: seconds between the starts of two losses
 
   double Duration(std::uint64_t bytes) const { return latency + static_cast<double>(bytes) / bandwidth; }
   bool active() const { return behaviour != ReferenceBehaviour::kNone; }

@@ -193,18 +193,18 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
       {"late_delay", "a positive duration with a unit, e.g. 1ms", Need::kOptional, "1ms",
        "late-rank, late-exit: how late that rank enters (leaves)",
        [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.late_delay); }},
-      {"share", "a number in (0, 1], e.g. 0.5", Need::kOptional, "0.5",
-       "passive-impact: fraction of every period the idle runtime thread spins",
+      {"share", "a number in (0, 0.9], e.g. 0.5", Need::kOptional, "0.5",
+       "passive-impact: fraction of every period taken from the computing thread",
        [](const Value& v, CaseSpec& c) {
          std::optional<double> x = yaml_schema::ScalarNumber(v.node);
-         if (x && *x > 0 && *x <= 1) {
+         if (x && *x > 0 && *x <= ReferenceSpec::kMaxShare) {
            c.reference.share = *x;
          } else {
            v.Expected();
          }
        }},
       {"period", "a positive duration with a unit, e.g. 1ms", Need::kOptional, "1ms",
-       "passive-impact: length of one spin + sleep cycle",
+       "passive-impact: time between the starts of two losses",
        [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.period); }},
   };
   return fields;

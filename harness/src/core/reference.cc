@@ -67,7 +67,7 @@ std::string ReferenceSpec::Describe() const {
   if (behaviour == ReferenceBehaviour::kPassiveImpact) {
     char sh[32];
     std::snprintf(sh, sizeof sh, "%g%%", share * 100);
-    s += std::string(", idle thread spinning ") + sh + " of every " + FormatDuration(period);
+    s += std::string(", computing thread losing ") + sh + " of every " + FormatDuration(period);
   }
   return s + ")";
 }
@@ -76,7 +76,7 @@ std::string Validate(const ReferenceSpec& s) {
   if (!(s.latency >= 0) || !std::isfinite(s.latency)) return "latency must be a finite duration >= 0";
   if (!(s.bandwidth > 0) || !std::isfinite(s.bandwidth)) return "bandwidth must be a finite number > 0";
   if (!(s.late_delay >= 0) || !std::isfinite(s.late_delay)) return "late_delay must be a finite duration >= 0";
-  if (!(s.share > 0 && s.share <= 1)) return "share must be a fraction in (0, 1]";
+  if (!(s.share > 0 && s.share <= ReferenceSpec::kMaxShare)) return "share must be a fraction in (0, 0.9]";
   if (!(s.period > 0) || !std::isfinite(s.period)) return "period must be a finite duration > 0";
   if (s.late_rank < -1) return "late_rank must be a rank (>= 0) or -1 for the last rank";
   return "";

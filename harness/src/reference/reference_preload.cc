@@ -27,17 +27,23 @@
 //                  busy late_delay more in MPI_Wait (as a root that still
 //                  reduces, or a rank descheduled at the end): the others
 //                  are not held, so the ranks' own durations differ
-//   passive-impact background; a SCHED_FIFO thread spins share x period of
-//                  every period from MPI_Init to MPI_Finalize
+//   passive-impact background; the computing thread loses share x period of
+//                  every period from MPI_Init to MPI_Finalize (a timer
+//                  signal whose handler spins; see PeriodicSteal)
 // D = latency + bytes / bandwidth, bytes as BytesPerRank in the harness.
 // Only MPI_Wait, MPI_Waitall and MPI_Test complete these requests; other
 // completion calls on them stop the job with a message instead of hanging.
 #include <mpi.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cmath>
+#include <csignal>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -47,6 +53,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "nbcguard/reference.h"
@@ -184,43 +191,98 @@ class Thief {
   bool stop_ = false;
 };
 
-// The idle runtime thread of passive-impact. It spins during the first
-// `share` of every period, with periods aligned on CLOCK_MONOTONIC, so the
-// spinners of all ranks of a host spin at the same time. Unaligned, the cost
-// depends on the phase between ranks wherever cores share throughput (SMT,
-// or vCPUs as on this machine, where a GEMM runs 1.8x faster while the other
-// vCPU idles): a rank computing while its neighbour spins gets the whole
-// core, and the slowdown reads anywhere between 1.1x and 2x for share 0.5.
-// Aligned, every rank computes for the same (1 - share) of each period
-// against the same neighbour, and the computation takes 1 / (1 - share).
-class Spinner {
+// passive-impact: the computation loses `share` of every `period`, from
+// MPI_Init to MPI_Finalize, as to a runtime that never leaves it alone.
+//
+// A POSIX timer signals the thread that called MPI_Init (the computation's
+// master thread) at every period boundary of CLOCK_MONOTONIC, and the
+// handler spins on that thread for share x period. The
+// time is taken on the computing thread itself, so the loss is known
+// whatever the scheduler does. An earlier version used a SCHED_FIFO thread
+// spinning beside the computation; the share it took from the computation
+// then depended on where the scheduler put it and on real-time throttling,
+// neither of which the reference can see. The boundaries
+// are the same on all ranks of a host, so the ranks lose the same instants
+// (on cores that share throughput, a rank computing while its neighbour
+// spins would run faster and hide part of the loss).
+//
+// The handler adds up what it actually took; MPI_Finalize appends it to
+// NBCGUARD_REFERENCE_LOG (when set) so the check can compare the share
+// delivered with the one asked for (a coarse timer would deliver less).
+class PeriodicSteal {
  public:
+  static constexpr int kSignalFromMax = 3;  // SIGRTMAX - 3: not used by glibc, Open MPI or MPICH
   void Start(double share, double period) {
-    thread_ = std::thread([this, share, period] {
-      auto period_start = [period](double t) { return std::floor(t / period) * period; };
-      double next = period_start(Now()) + period;
-      SleepUntil(next);
-      while (!stop_.load(std::memory_order_relaxed)) {
-        const double spin_end = next + share * period;
-        while (Now() < spin_end && !stop_.load(std::memory_order_relaxed)) {
-        }
-        next += period;
-        // Fell behind (descheduled): back on the grid, no catch-up burst.
-        if (Now() > next) next = period_start(Now()) + period;
-        if (share < 1) SleepUntil(next);
-      }
-    });
-    MakeRealtime(thread_, "passive-impact");
+    share_ = share;
+    period_ = period;
+    const int sig = SIGRTMAX - kSignalFromMax;
+    struct sigaction old {};
+    sigaction(sig, nullptr, &old);
+    if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
+      Die("passive-impact needs real-time signal SIGRTMAX-" + std::to_string(kSignalFromMax) +
+          ", which the process already handles");
+    instance_ = this;
+    struct sigaction sa {};
+    sa.sa_handler = &PeriodicSteal::Handler;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(sig, &sa, nullptr) != 0) Die(std::string("sigaction: ") + std::strerror(errno));
+    sigevent ev{};
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = sig;
+    ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+    if (timer_create(CLOCK_MONOTONIC, &ev, &timer_) != 0) Die(std::string("timer_create: ") + std::strerror(errno));
+    const double first = (std::floor(Now() / period) + 1) * period;
+    itimerspec its{};
+    its.it_value = ToTimespec(first);
+    its.it_interval = ToTimespec(period);
+    started_ = Now();
+    if (timer_settime(timer_, TIMER_ABSTIME, &its, nullptr) != 0)
+      Die(std::string("timer_settime: ") + std::strerror(errno));
+    armed_ = true;
   }
-  void Stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
+  // Disarms the timer; returns the seconds it ran and the seconds taken.
+  void Stop(double* elapsed, double* taken, long* ticks) {
+    if (!armed_) return;
+    timer_delete(timer_);
+    armed_ = false;
+    *elapsed = Now() - started_;
+    *taken = 1e-9 * static_cast<double>(taken_ns_.load());
+    *ticks = ticks_.load();
   }
+  bool armed() const { return armed_; }
 
  private:
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
+  static timespec ToTimespec(double t) {
+    timespec ts;
+    ts.tv_sec = static_cast<time_t>(t);
+    ts.tv_nsec = static_cast<long>((t - static_cast<double>(ts.tv_sec)) * 1e9);
+    return ts;
+  }
+  // Async-signal-safe: clock_gettime and lock-free atomics only.
+  static void Handler(int) {
+    const int saved = errno;
+    PeriodicSteal* self = instance_;
+    // share x period from entry (the signal's delivery latency, tens of us
+    // here, is time the computation still had), but never into the next
+    // period.
+    const double entered = Now();
+    const double until = std::min(entered + self->share_ * self->period_,
+                                  (std::floor(entered / self->period_) + 1) * self->period_);
+    double now = entered;
+    while (now < until) now = Now();
+    self->taken_ns_.fetch_add(static_cast<long long>((now - entered) * 1e9));
+    self->ticks_.fetch_add(1);
+    errno = saved;
+  }
+  static PeriodicSteal* instance_;
+  double share_ = 0, period_ = 1, started_ = 0;
+  timer_t timer_{};
+  bool armed_ = false;
+  std::atomic<long long> taken_ns_{0};
+  std::atomic<long> ticks_{0};
 };
+PeriodicSteal* PeriodicSteal::instance_ = nullptr;
 
 struct Pending {
   std::function<int(MPI_Request*)> real;  // the real nonblocking collective
@@ -235,7 +297,7 @@ struct State {
   ReferenceSpec spec;
   std::map<MPI_Request, Pending> pending;
   Thief thief;
-  Spinner spinner;
+  PeriodicSteal steal;
 };
 
 State& S() {
@@ -256,7 +318,29 @@ void Load() {
 void AfterInit() {
   Load();
   State& s = S();
-  if (s.spec.behaviour == ReferenceBehaviour::kPassiveImpact) s.spinner.Start(s.spec.share, s.spec.period);
+  if (s.spec.behaviour == ReferenceBehaviour::kPassiveImpact) s.steal.Start(s.spec.share, s.spec.period);
+}
+
+// Ends passive-impact's stealing (before MPI_Finalize: its sockets and
+// sleeps must not be interrupted) and records what was delivered.
+void StopStealing() {
+  State& s = S();
+  if (!s.steal.armed()) return;
+  double elapsed = 0, taken = 0;
+  long ticks = 0;
+  s.steal.Stop(&elapsed, &taken, &ticks);
+  const char* log = std::getenv("NBCGUARD_REFERENCE_LOG");
+  if (!log || !*log) return;
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // One short line per rank and job, appended: several jobs of a run share the file.
+  if (std::FILE* f = std::fopen(log, "a")) {
+    std::fprintf(f,
+                 "{\"behaviour\":\"passive-impact\",\"rank\":%d,\"share\":%.17g,\"period\":%.17g,"
+                 "\"elapsed\":%.9f,\"taken\":%.9f,\"ticks\":%ld}\n",
+                 rank, s.spec.share, s.spec.period, elapsed, taken, ticks);
+    std::fclose(f);
+  }
 }
 
 int QueryFn(void*, MPI_Status* status) {
@@ -374,7 +458,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 }
 
 int MPI_Finalize(void) {
-  S().spinner.Stop();
+  StopStealing();
   S().thief.Stop();
   return PMPI_Finalize();
 }
