@@ -178,7 +178,6 @@ Deploy Plan(Deployment d, const std::string& impl) {
 struct ImpactRuns {
   std::vector<json> passive;  // "passive" records of the MPI jobs, each with its "round"
   NoMpiTimes no_mpi;          // per size and round: slowest process per repetition
-  int rounds = 0;
   std::string error;
 };
 
@@ -259,8 +258,7 @@ ImpactRuns RunImpact(const Config& cfg, int nodes, int threads, const std::vecto
       if (out.error.empty()) with_mpi();
     }
     if (!out.error.empty()) break;
-    out.rounds = round + 1;
-    if (out.rounds < kMinRounds) continue;
+    if (round + 1 < kMinRounds) continue;
     bool settled = true;
     std::vector<const json*> recs;
     for (const json& p : out.passive) recs.push_back(&p);
