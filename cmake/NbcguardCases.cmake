@@ -2,6 +2,12 @@
 # gtest_discover_tests with DISCOVERY_MODE PRE_TEST): adding a YAML file
 # under cases/ adds tests with no CMake edit and no rebuild.
 
+# Nightly regression mode: results of an earlier run (its results/ or --out
+# directory). When set, every generated case test runs with --baseline and
+# fails on a regression against the same test there (nbcguard compare).
+set(NBCGUARD_BASELINE_DIR "" CACHE PATH
+    "Results directory of a baseline run; when set, case tests fail on a regression against it")
+
 # What the driver needs to launch the harness, in one file next to it. The
 # launcher follows FindMPI: MPIEXEC_EXECUTABLE, MPIEXEC_NUMPROC_FLAG,
 # MPIEXEC_PREFLAGS, MPIEXEC_POSTFLAGS (a site sets them in its preset).
@@ -29,7 +35,8 @@ file(GENERATE OUTPUT "${_cfg}" CONTENT "{
   \"reference_library\": \"$<TARGET_FILE:nbcguard-reference>\",
   \"cases_dir\": \"${PROJECT_SOURCE_DIR}/cases\",
   \"thresholds_dir\": \"${PROJECT_SOURCE_DIR}/thresholds\",
-  \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\"
+  \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\",
+  \"baseline_dir\": \"${NBCGUARD_BASELINE_DIR}\"
 }
 ")
 

@@ -68,7 +68,7 @@ nbcguard_mpi_test(missing-thresholds TIMEOUT 120
           --config ${_cfg} --out ${_out}/no-thresholds)
 set_tests_properties(${_impl}.mpi.missing-thresholds PROPERTIES
   PASS_REGULAR_EXPRESSION "FAIL e2e n2 basic: no threshold file in .* matches the running library"
-  FAIL_REGULAR_EXPRESSION "verdict: PASS")
+  FAIL_REGULAR_EXPRESSION "verdict: PASS;grid point [0-9]+/[0-9]+|calibrating computation")  # no progress: not a terminal
 
 # Ground truth: reference behaviours with known answers, loaded into the
 # ranks by the driver (libnbcguard-reference, PMPI), checked point by point
@@ -104,3 +104,14 @@ if(_impl STREQUAL "mpich")
   set_property(TEST ${_impl}.mpi.reference-cpu-thief PROPERTY LABELS
     "mpi;integration;${_impl};n2;nightly;reference")
 endif()
+
+# nbcguard compare end to end on reference behaviours: background against
+# background is no regression; background against deferred regresses
+# r_overhead and r_comm at every point (and is refused without
+# --ignore-reference). Three short runs of a 2-point case.
+nbcguard_mpi_test(compare-reference TIMEOUT 600
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/compare -DIMPL=${_impl}
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/compare/reference.yaml
+          -DCHECKER=$<TARGET_FILE:nbcguard-reference-check>
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_compare.cmake)
+set_property(TEST ${_impl}.mpi.compare-reference APPEND PROPERTY LABELS compare)

@@ -2,7 +2,24 @@
 # valid with finite t_* and all four ratios, the context recorded, and the
 # verdict present. The verdict itself may be PASS or FAIL (exit 0 or 1): this
 # test is about the measurement pipeline, the case tests are about limits.
-include(${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+# The driver runs on a terminal (a pty from util-linux's script), as a person
+# would run it, so its progress line must show; missing-thresholds runs with
+# pipes and checks that none shows there.
+find_program(SCRIPT script REQUIRED)
+execute_process(COMMAND "${SCRIPT}" -qefc "'${DRIVER}' run '${CASE}' --config '${CONFIG}' --out '${OUT}'" /dev/null
+                INPUT_FILE /dev/null RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REPLACE "\r" "" out "${out}")
+string(ASCII 27 esc)
+string(REPLACE "${esc}[K" "" out "${out}")
+message("${out}")
+if(NOT rc EQUAL 0 AND NOT rc EQUAL 1)
+  message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
+endif()
+foreach(phase "calibrating computation [12]/2" "grid point [12]/2" "r_mpi_impact round 1 ")
+  if(NOT out MATCHES "e2e n2 basic: ${phase}")
+    message(FATAL_ERROR "no progress line 'e2e n2 basic: ${phase}' on the terminal")
+  endif()
+endforeach()
 set(file "${OUT}/e2e/n2/basic/results.json")
 file(READ "${file}" json)
 
@@ -50,3 +67,10 @@ expect_number("clock residual" clock_sync 1 residual_rms_s)
 expect_number("barrier skew" barrier_skew synchronized median)
 string(JSON summary GET "${json}" verdict summary)
 message(STATUS "end-to-end: ${npoints} points, all four ratios present; verdict: ${summary}")
+
+# CTest/CDash measurements: each key figure as a numeric tag in the output.
+foreach(tag "worst r_overhead in checked region" "max r_mpi_impact" "sync precision us" "invalid points")
+  if(NOT out MATCHES "<DartMeasurement type=\"numeric/double\" name=\"${tag}\">[0-9.e+-]+</DartMeasurement>")
+    message(FATAL_ERROR "no numeric CTest measurement '${tag}' in the output")
+  endif()
+endforeach()

@@ -1,5 +1,6 @@
 #include "nbcguard/verdict.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -175,6 +176,13 @@ TEST(VerdictTest, RegionFilteringDiagonalBand) {
   Verdict v = Evaluate(grid, Ctx(), {r});
   EXPECT_TRUE(v.pass) << v.Summary();
   EXPECT_EQ(v.points_checked, 7);  // 9 minus the two corners
+  // The checked region lists each point once, without the corners.
+  ASSERT_EQ(v.checked.size(), 7u);
+  for (const auto& [comm, comp] : v.checked) EXPECT_LE(std::max(comm / comp, comp / comm), 4.0 + 1e-9);
+  // A second rule over the same points adds checks, not points.
+  v = Evaluate(grid, Ctx(), {r, r});
+  EXPECT_EQ(v.points_checked, 14);
+  EXPECT_EQ(v.checked.size(), 7u);
 
   // On the band edge (comp/comm = 4): checked.
   Find(grid, 1e-3, 4e-3)->r_overhead = S(3.0, 2.5, 3.5);

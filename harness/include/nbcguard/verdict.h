@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nbcguard/deployment.h"
@@ -44,6 +45,9 @@ struct Verdict {
   bool pass = false;
   int rules_applied = 0;
   int points_checked = 0;  // (point, rule) pairs evaluated
+  // Grid points (comm_target, comp_target) that at least one rule checked,
+  // each once, in grid order: the region a test is judged on.
+  std::vector<std::pair<double, double>> checked;
   // Exceeded beyond noise: the whole confidence interval is past the limit.
   std::vector<Finding> failures;
   // Median past the limit but the interval reaches back inside it: reported, not failed.

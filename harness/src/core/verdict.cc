@@ -119,6 +119,8 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
         continue;
       }
       ++v.points_checked;
+      const std::pair<double, double> at{p.comm_target, p.comp_target};
+      if (std::find(v.checked.begin(), v.checked.end(), at) == v.checked.end()) v.checked.push_back(at);
       std::vector<Metric> unmeasured;  // metrics this rule limits that have no median
       for (const Limit& limit : rule.limits) {
         const Spread& s = SpreadOf(p, limit.metric);

@@ -2,6 +2,8 @@
 //   nbcguard run cases/ibcast.yaml [--nodes 2] [--deployment basic]
 //   nbcguard list --format ctest        (what CTest includes)
 //   nbcguard check FILE...              (validate case / threshold files)
+//   nbcguard compare BASELINE_DIR RUN_DIR   (regressions between two runs' results)
+//   nbcguard plot PATH... / summary DIR [--format text|markdown|html|openmetrics]   (pictures, run summary)
 //   nbcguard clock-check / verify / bcast-check   (self-checks of the harness)
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "compare_cmd.h"
 #include "driver_common.h"
 #include "launcher.h"
 #include "nbcguard/case_spec.h"
@@ -25,7 +28,9 @@
 #include "nbcguard/verdict.h"
 #include "reduce.h"
 #include "report.h"
+#include "progress_watch.h"
 #include "selfcheck.h"
+#include "summary.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -107,7 +112,8 @@ int List(const Config& cfg, const std::string& format) {
         for (const std::string& l : c.labels) labels += ";" + l;
         std::cout << "add_test(" << Bracket(name) << " " << Bracket(self) << " run " << Bracket(f.string())
                   << " --nodes " << n << " --deployment " << ToString(d) << " --config "
-                  << Bracket(cfg.path) << ")\n"
+                  << Bracket(cfg.path)
+                  << (cfg.baseline_dir.empty() ? "" : " --baseline " + Bracket(cfg.baseline_dir)) << ")\n"
                   << "set_tests_properties(" << Bracket(name) << " PROPERTIES LABELS " << Bracket(labels)
                   << " TIMEOUT " << static_cast<long>(std::ceil(c.timeout)) << " RUN_SERIAL TRUE PROCESSORS "
                   << n << " SKIP_RETURN_CODE " << kSkip << ")\n";
@@ -183,7 +189,8 @@ struct ImpactRuns {
 
 ImpactRuns RunImpact(const Config& cfg, int nodes, int threads, const std::vector<int>& sizes,
                      const std::vector<double>& targets, int reps, const fs::path& dir,
-                     const std::map<std::string, std::string>& env, const std::function<double()>& left) {
+                     const std::map<std::string, std::string>& env, const std::function<double()>& left,
+                     ProgressWatch* progress) {
   ImpactRuns out;
   if (sizes.empty()) return out;
   constexpr int kMinRounds = 3, kMaxRounds = 9;
@@ -194,6 +201,7 @@ ImpactRuns RunImpact(const Config& cfg, int nodes, int threads, const std::vecto
   const fs::path cdir = dir / "no-mpi";
   fs::remove_all(cdir);
   for (int round = 0; round < kMaxRounds && out.error.empty(); ++round) {
+    progress->ImpactRound(round + 1, kMaxRounds);
     const double round_started = left();
     // With MPI, idle.
     auto with_mpi = [&] {
@@ -317,6 +325,8 @@ struct RunOptions {
   std::string fault = "none";            // passed to the harness (testing)
   std::string thresholds_dir;            // default: the configured one
   std::string reference;                 // reference behaviour overriding the case's (empty = the case's)
+  std::vector<std::string> set_env;      // NAME=VALUE set after the deployment's environment
+  std::string baseline;                  // results of an earlier run to compare with (empty = none)
 };
 
 int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
@@ -333,7 +343,8 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
     cfg.harness_env["LD_PRELOAD"] = cfg.reference_library;
   }
   const std::string out_root = ro.out.empty() ? cfg.results_dir : ro.out;
-  const Deploy plan = Plan(d, cfg.implementation);
+  Deploy plan = Plan(d, cfg.implementation);
+  for (const std::string& kv : ro.set_env) plan.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   const std::string id = c.name + " n" + std::to_string(nodes) + " " + ToString(d);
   if (!plan.skip.empty()) {
     std::cout << "SKIP " << id << ": " << plan.skip << "\n";
@@ -360,6 +371,9 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
                                    "--fault", ro.fault, "--out", raw_path.string()};
   const std::vector<std::string> cmd = LaunchCommand(cfg, nodes, cfg.harness, args);
   std::cerr << "nbcguard: " << id << ": " << ShellQuote(cmd) << "\n";
+  ProgressWatch progress(id, static_cast<int>(c.comp_times.size()), static_cast<int>(c.comm_times.size()),
+                         static_cast<int>(c.comp_times.size() * c.comm_times.size()), left);
+  progress.Watch(raw_path.string());
   ProcessResult hr = RunProcess(cmd, plan.env, std::max(1.0, left()));
 
   RawRun raw = ReadRaw(raw_path.string());
@@ -386,11 +400,13 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   std::string nompi_error;
   NoMpiTimes nompi;
   if (harness_error.empty() && red_conformance_free(raw)) {
-    ImpactRuns impact = RunImpact(cfg, nodes, threads, sizes, size_targets, c.repetitions, dir, plan.env, left);
+    ImpactRuns impact = RunImpact(cfg, nodes, threads, sizes, size_targets, c.repetitions, dir, plan.env, left,
+                                      &progress);
     nompi_error = impact.error;
     nompi = impact.no_mpi;
     for (json& p : impact.passive) raw.records.push_back(p);
   }
+  progress.Stop();
   const Reduction red = Reduce(raw, nompi);
   RunInfo info;
   info.case_name = c.name;
@@ -435,6 +451,11 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   }
   std::ofstream(dir / "results.json") << results.dump(1) << "\n";
   std::cout << "results: " << (dir / "results.json").string() << "\n";
+  RenderRunPlots(std::cout, results, dir);  // pictures never change the verdict
+  // Nightly mode: a regression against the baseline fails like a threshold.
+  if (!ro.baseline.empty() &&
+      CheckAgainstBaseline(results, (dir / "results.json").string(), ro.baseline, std::cout) == kFail && rc == kPass)
+    rc = kFail;
 
   if (!red.conformance_error.empty()) {
     std::cout << "FAIL " << id << ": conformance failure: " << red.conformance_error << "\n";
@@ -593,6 +614,17 @@ int main(int argc, char** argv) {
         v.insert(v.begin(), "none");
         return v;
       }()));
+  run->add_option("--set-env", ro.set_env,
+                  "NAME=VALUE for the run's processes, after the deployment's environment (overrides it; "
+                  "recorded in results.json deployment_environment); repeatable")
+      ->allow_extra_args(false)  // one NAME=VALUE per --set-env: case files may follow
+      ->check([](const std::string& s) {
+        return s.find('=') == std::string::npos || s.front() == '=' ? "expected NAME=VALUE, got '" + s + "'"
+                                                                    : std::string();
+      });
+  run->add_option("--baseline", ro.baseline,
+                  "nightly mode: compare each test with the same test under this results directory (an earlier "
+                  "run's --out) and fail on a regression (see nbcguard compare)");
   run->add_option("--config", config_path);
 
   auto* clock = app.add_subcommand("clock-check", "inject a clock offset and drift on rank 1 and measure how well sync recovers it");
@@ -642,8 +674,47 @@ int main(int argc, char** argv) {
   bool per_point = false;
   envelope->add_flag("--per-point", per_point, "one line per case, grid point and ratio (run-to-run spread)");
 
-  CLI11_PARSE(app, argc, argv);
+  auto* plot = app.add_subcommand("plot", "draw the heat-maps and r_mpi_impact bars (PNG, SVG) next to results.json files");
+  std::vector<std::string> plot_paths;
+  plot->add_option("paths", plot_paths, "results.json files or directories searched for them")->required();
+
+  auto* summary = app.add_subcommand("summary", "one summary of every results.json under a run directory");
+  std::string summary_dir, summary_format = "text", summary_output;
+  summary->add_option("dir", summary_dir, "run directory (searched for results.json)")->required();
+  summary->add_option("--format", summary_format, "text (terminal), markdown (CI logs, merge requests), html "
+                                                  "(one static page with the heat-maps), openmetrics (GitLab "
+                                                  "metrics report)")
+      ->check(CLI::IsMember({"text", "markdown", "html", "openmetrics"}));
+  summary->add_option("--output", summary_output, "file to write (default: standard output)");
+
+  auto* compare = app.add_subcommand("compare", "compare a run's results.json files with a baseline run's: "
+                                                "regressions beyond tolerance and noise (exit 1), improvements, "
+                                                "what could not be compared");
+  std::string compare_base, compare_run;
+  CompareCommandOptions co;
+  compare->add_option("baseline", compare_base, "baseline results directory (searched for results.json)")->required();
+  compare->add_option("run", compare_run, "new results directory")->required();
+  compare->add_option("--tolerance-overhead", co.compare.tolerance_absolute,
+                      "absolute worsening of r_overhead and r_comm that counts (default 0.25)");
+  compare->add_option("--tolerance-relative", co.compare.tolerance_relative,
+                      "relative worsening of r_comp_slowdown and r_mpi_impact that counts (default 0.15)");
+  compare->add_option("--alpha", co.compare.alpha, "significance level of the one-sided rank-sum test (default 0.01)");
+  compare->add_option("--format", co.format)->check(CLI::IsMember({"text", "markdown"}));
+  compare->add_option("--json", co.json_out, "also write the comparison as JSON to this file");
+  compare->add_flag("--ignore-reference", co.compare.ignore_reference,
+                    "compare tests run with different reference behaviours (only for testing the comparison "
+                    "itself: such tests are otherwise not comparable)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return *compare && rc != 0 ? kUsage : rc;  // compare: usage errors exit 2
+  }
   if (*envelope) return Envelope(dirs, per_point);
+  if (*plot) return PlotCommand(plot_paths);
+  if (*summary) return SummaryCommand(summary_dir, summary_format, summary_output);
+  if (*compare) return CompareCommand(compare_base, compare_run, co);
   ForwardTerminationToChildren();
   if (*check) return Check(files);
   Config cfg;

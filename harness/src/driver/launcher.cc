@@ -47,6 +47,7 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     c->thresholds_dir = j.at("thresholds_dir");
     c->results_dir = j.at("results_dir");
     c->reference_library = j.value("reference_library", "");
+    c->baseline_dir = j.value("baseline_dir", "");
   } catch (const std::exception& e) {
     *error = path + ": " + e.what();
     return false;

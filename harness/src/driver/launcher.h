@@ -18,6 +18,7 @@ struct Config {
   std::string harness, compute;
   std::string cases_dir, thresholds_dir, results_dir;
   std::string reference_library;  // libnbcguard-reference.so (reference behaviours)
+  std::string baseline_dir;       // NBCGUARD_BASELINE_DIR: generated tests compare with it (empty = no)
   // Set per run, not read from the file: environment variables given to the
   // harness ranks only (through `env` in front of the harness on the launch
   // line), e.g. LD_PRELOAD of the reference library. Never reaches the

@@ -1,0 +1,143 @@
+// Night-to-night regression detection: one run's results.json files against
+// a baseline run's. Tests are matched by what they measure, grid points by
+// their targets, and a ratio regresses only when it got worse by more than a
+// tolerance AND both runs' per-repetition samples say so beyond noise (a
+// one-sided Mann-Whitney rank-sum test on the samples shifted by the
+// tolerance). Anything that cannot be compared is listed, never compared
+// silently. Pure: parsed JSON in, values out; no files, no MPI.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/metrics.h"
+#include "nbcguard/stats.h"
+
+namespace nbcguard {
+
+// One-sided Mann-Whitney U test of "x tends to be larger than y".
+struct RankSum {
+  int n_x = 0, n_y = 0;
+  double u = 0;  // pairs (x_i, y_j) with x_i > y_j, ties counted 1/2
+  double z = 0;  // standardized, with continuity and tie corrections
+  double p = 1;  // upper-tail p-value; 1 when a side is empty or all values tie
+};
+
+// Normal approximation with the tie-corrected variance and a 0.5
+// continuity correction. NaN values are dropped first.
+RankSum RankSumGreater(const std::vector<double>& x, const std::vector<double>& y);
+
+// The smallest p-value RankSumGreater can give for these sample sizes (x
+// entirely above y): with 3 and 3 samples it is 0.04, so no change on so
+// few samples can be significant at alpha 0.01.
+double SmallestP(int n_x, int n_y);
+
+struct CompareOptions {
+  double tolerance_absolute = 0.25;  // r_overhead, r_comm: new median - baseline median
+  double tolerance_relative = 0.15;  // r_comp_slowdown, r_mpi_impact: new / baseline - 1
+  double alpha = 0.01;               // significance level of each one-sided test
+  // Compare tests whose reference behaviour differs (for testing the
+  // comparison itself with reference behaviours; never for real use).
+  bool ignore_reference = false;
+};
+
+// r_comp_slowdown and r_mpi_impact scale around 1 and are compared
+// relatively; r_overhead and r_comm are compared on their absolute scale.
+bool IsRelative(Metric m);
+double ToleranceOf(Metric m, const CompareOptions& o);
+
+// The per-sample values of one ratio of one test.
+struct RatioSamples {
+  std::vector<double> values;  // per repetition (r_mpi_impact: per round)
+  Spread summary;              // median and CI, as results.json reports them
+  std::string missing;         // non-empty: why there are no values
+};
+
+struct PointSamples {
+  double comm_target = 0, comp_target = 0;  // seconds
+  bool valid = false;
+  std::string invalid_reason;
+  std::string diagnosis;
+  std::map<Metric, RatioSamples> ratios;  // r_overhead, r_comm, r_comp_slowdown
+};
+
+// What makes two results the same test (library version and reference
+// behaviour are checked after matching, so a change is reported by name).
+struct TestKey {
+  std::string implementation, case_name, collective, deployment;
+  int nodes = 0;
+  std::string Name() const;  // as CTest names it: mpich.ibcast.n2.basic
+  bool operator<(const TestKey& o) const;
+  bool operator==(const TestKey& o) const;
+};
+
+struct TestResults {
+  TestKey key;
+  std::string library_version;           // first line of MPI_Get_library_version
+  nlohmann::json reference;              // null: the library's own progression
+  nlohmann::json deployment_environment;  // variables set for the run
+  std::string source;                    // where it was read from (messages only)
+  std::vector<PointSamples> points;
+  std::map<double, RatioSamples> mpi_impact;  // r_mpi_impact per computation target
+};
+
+// One results.json ("nbcguard-results/1"). Per-repetition ratios are
+// recomputed from `samples` as the driver's reduction does (references at
+// their medians); r_mpi_impact uses `round_ratios`. nullopt with *error
+// when the document is not such a file.
+std::optional<TestResults> ParseTestResults(const nlohmann::json& j, const std::string& source,
+                                            std::string* error);
+
+// The verdict on one ratio at one point.
+struct RatioDecision {
+  double difference = 0;  // absolute: new - base medians; relative: new / base - 1
+  double p_worse = 1;     // shifted test: worse by more than the tolerance
+  double p_better = 1;    // shifted test: better by more than the tolerance
+  bool worse_beyond_tolerance = false;  // the medians alone say "regression"
+  bool regression = false;              // ... and the shifted test confirms it
+  bool improvement = false;
+};
+
+RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now, const CompareOptions& o);
+
+struct Change {
+  TestKey test;
+  double comm_target = 0;  // NaN for r_mpi_impact: it belongs to a computation row
+  double comp_target = 0;
+  Metric metric = Metric::kOverhead;
+  Spread base, now;
+  double difference = 0;
+  double tolerance = 0;
+  double p = 1;
+  std::string diagnosis;  // the new run's, at this point
+};
+
+struct Unmatched {
+  std::string test;   // TestKey::Name()
+  std::string where;  // grid point or ratio; empty for the whole test
+  std::string reason;
+};
+
+struct Comparison {
+  std::vector<Change> regressions, improvements;
+  // Worse by more than the tolerance in the medians, but not significantly
+  // (p = the shifted test's): a possible regression the samples do not
+  // confirm, like a threshold "within noise". Never fails.
+  std::vector<Change> within_noise;
+  std::vector<Unmatched> unmatched;
+  std::vector<std::string> notes;  // context that changed but does not prevent comparing
+  int tests = 0, points = 0, checks = 0;
+};
+
+Comparison Compare(const std::vector<TestResults>& base, const std::vector<TestResults>& now,
+                   const CompareOptions& o);
+
+// "16ms x 32ms"; "* x 32ms" when comm_target is NaN (a computation row).
+std::string PointName(double comm_target, double comp_target);
+
+}  // namespace nbcguard

@@ -1,0 +1,422 @@
+// Regression detection between two runs of the same tests.
+//
+// Why a shifted rank-sum test. A regression must be (a) larger than a
+// tolerance and (b) beyond noise. Comparing two noisy medians answers
+// neither; asking "is new > base?" answers (b) for any shift, however
+// small, once there are enough samples. What we want to know is whether
+// the ratio got worse by MORE than the tolerance d, so the new samples are
+// moved back by d (absolute ratios: x - d; relative ratios: x / (1 + d))
+// and a one-sided Mann-Whitney U test asks whether they are still larger
+// than the baseline's. Under a location-shift model this is the test of
+// H0: shift <= d against H1: shift > d (the construction behind the
+// Hodges-Lehmann interval). It is distribution-free, which matters here:
+// per-repetition ratios are skewed and sometimes bimodal (a vCPU changing
+// speed, a scheduler slice), so a t-test's normality does not hold, and a
+// few outliers move a rank-sum test by at most a few ranks. With 3 values a
+// side (r_mpi_impact's minimum rounds) the smallest reachable p is about
+// 0.04, so a handful of samples can never make a significant change at the
+// default alpha: a large median shift on too few samples is listed as
+// "within noise" (with the smallest p its sample sizes allow) instead of
+// failing a night.
+//
+// What the test does not see: every per-repetition ratio of one run shares
+// that run's reference medians and the machine's phase during the run, a
+// run-level offset the repetitions cannot reveal. The tolerance is what
+// absorbs it, so it belongs above the run-to-run spread of one point's
+// medians (`nbcguard envelope --per-point` over a few runs shows it); the
+// test only decides whether the samples clear it. r_mpi_impact is tested on
+// its rounds, not its repetitions: a job's repetitions share the machine's
+// speed of the moment, the rounds are the independent samples (README).
+#include "nbcguard/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <tuple>
+
+#include "nbcguard/units.h"
+
+namespace nbcguard {
+namespace {
+
+using json = nlohmann::json;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::vector<double> Finite(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (double x : v)
+    if (!std::isnan(x)) out.push_back(x);
+  return out;
+}
+
+// A number from JSON; null (a non-finite value written out) and absent are NaN.
+double Num(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : kNaN;
+}
+
+std::string Str(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string FirstLine(const std::string& s) {
+  std::string line = s.substr(0, s.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+  return line;
+}
+
+// Grid targets come from the same YAML through the same parser in both
+// runs, but compare them at nanosecond resolution so a reformatted number
+// does not split a point in two.
+long long Ns(double seconds) { return std::llround(seconds * 1e9); }
+using PointId = std::pair<long long, long long>;
+
+RatioSamples FromValues(std::vector<double> values) {
+  RatioSamples r;
+  r.values = std::move(values);
+  r.summary = Summarize(r.values);
+  if (r.summary.n == 0) r.missing = "no finite per-repetition values";
+  return r;
+}
+
+// Per-repetition ratios of one point, recomputed from its samples exactly
+// as reduce.cc computes them: each overlap sample against the medians of
+// the point's own references.
+void RatiosFromSamples(const json& s, PointSamples* p) {
+  const double comm_ref = Median(s.value("t_comm_ref", std::vector<double>{}));
+  const double comp_ref = Median(s.value("t_comp_ref", std::vector<double>{}));
+  std::vector<double> over, comm, slow;
+  for (const json& row : s.value("overlap", json::array())) {
+    // Columns: t_measured, t_call, t_comp, t_wait (overlap_columns).
+    if (!row.is_array() || row.size() < 4) continue;
+    auto at = [&](std::size_t i) { return row[i].is_number() ? row[i].get<double>() : kNaN; };
+    over.push_back(OverheadRatio(at(0), comp_ref, comm_ref));
+    comm.push_back(CommRatio(at(1) + at(3), 0.0, comm_ref));
+    slow.push_back(CompSlowdownRatio(at(2), comp_ref));
+  }
+  p->ratios[Metric::kOverhead] = FromValues(over);
+  p->ratios[Metric::kComm] = FromValues(comm);
+  p->ratios[Metric::kCompSlowdown] = FromValues(slow);
+}
+
+std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+
+// What changed in the deployment environment (set by the driver, not
+// inherited): explains a change without preventing the comparison.
+std::vector<std::string> EnvDifferences(const json& base, const json& now) {
+  std::vector<std::string> out;
+  const json b = base.is_object() ? base : json::object();
+  const json n = now.is_object() ? now : json::object();
+  for (const auto& [k, v] : n.items()) {
+    if (!b.contains(k)) out.push_back(k + "=" + v.dump() + " added");
+    else if (b[k] != v) out.push_back(k + " " + b[k].dump() + " -> " + v.dump());
+  }
+  for (const auto& [k, v] : b.items())
+    if (!n.contains(k)) out.push_back(k + "=" + v.dump() + " removed");
+  return out;
+}
+
+std::string Describe(const json& reference) {
+  if (!reference.is_object()) return "none (the library's own progression)";
+  return Str(reference, "behaviour").empty() ? reference.dump() : Str(reference, "behaviour");
+}
+
+// The ratios of one matched, valid point (or computation row).
+void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const RatioSamples& b,
+                  const RatioSamples& n, const std::string& diagnosis, const CompareOptions& o, Comparison* out) {
+  const std::string where = PointName(comm, comp) + " " + MetricName(m);
+  if (!b.missing.empty() || !n.missing.empty()) {
+    out->unmatched.push_back({key.Name(), where,
+                              !b.missing.empty() ? "not measured in the baseline: " + b.missing
+                                                 : "not measured in the new run: " + n.missing});
+    return;
+  }
+  ++out->checks;
+  const RatioDecision d = DecideRatio(m, b, n, o);
+  if (!d.regression && !d.improvement && !d.worse_beyond_tolerance) return;
+  Change c;
+  c.test = key;
+  c.comm_target = comm;
+  c.comp_target = comp;
+  c.metric = m;
+  c.base = b.summary;
+  c.now = n.summary;
+  c.difference = d.difference;
+  c.tolerance = ToleranceOf(m, o);
+  c.p = d.improvement ? d.p_better : d.p_worse;
+  c.diagnosis = diagnosis;
+  if (d.regression) out->regressions.push_back(c);
+  else if (d.improvement) out->improvements.push_back(c);
+  else out->within_noise.push_back(c);
+}
+
+void CompareTest(const TestResults& b, const TestResults& n, const CompareOptions& o, Comparison* out) {
+  const TestKey& key = b.key;
+  ++out->tests;
+  for (const std::string& e : EnvDifferences(b.deployment_environment, n.deployment_environment))
+    out->notes.push_back(key.Name() + ": deployment environment changed: " + e);
+  if (o.ignore_reference && b.reference != n.reference)
+    out->notes.push_back(key.Name() + ": reference behaviour " + Describe(b.reference) + " -> " +
+                         Describe(n.reference) + " (compared anyway: --ignore-reference)");
+
+  std::map<PointId, const PointSamples*> bp, np;
+  for (const PointSamples& p : b.points) bp[{Ns(p.comm_target), Ns(p.comp_target)}] = &p;
+  for (const PointSamples& p : n.points) np[{Ns(p.comm_target), Ns(p.comp_target)}] = &p;
+  std::set<PointId> ids;
+  for (const auto& [id, p] : bp) ids.insert(id);
+  for (const auto& [id, p] : np) ids.insert(id);
+  for (const PointId& id : ids) {
+    const auto bi = bp.find(id), ni = np.find(id);
+    const PointSamples* any = bi != bp.end() ? bi->second : ni->second;
+    const std::string where = PointName(any->comm_target, any->comp_target);
+    if (bi == bp.end() || ni == np.end()) {
+      out->unmatched.push_back({key.Name(), where,
+                                bi == bp.end() ? "grid point only in the new run (grid changed)"
+                                               : "grid point only in the baseline (grid changed)"});
+      continue;
+    }
+    const PointSamples& pb = *bi->second;
+    const PointSamples& pn = *ni->second;
+    if (!pb.valid || !pn.valid) {
+      std::string why;
+      if (!pb.valid) why = "invalid in the baseline: " + pb.invalid_reason;
+      if (!pn.valid) why += (why.empty() ? "" : "; ") + ("invalid in the new run: " + pn.invalid_reason);
+      out->unmatched.push_back({key.Name(), where, why});
+      continue;
+    }
+    ++out->points;
+    for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown})
+      CompareRatio(key, pn.comm_target, pn.comp_target, m, pb.ratios.at(m), pn.ratios.at(m), pn.diagnosis, o, out);
+  }
+
+  // r_mpi_impact belongs to a computation row, not to a point: compared once
+  // per computation target, so one change is not reported once per column.
+  std::set<long long> comps;
+  std::map<long long, std::pair<double, const RatioSamples*>> bi, ni;
+  for (const auto& [t, r] : b.mpi_impact) bi[Ns(t)] = {t, &r};
+  for (const auto& [t, r] : n.mpi_impact) ni[Ns(t)] = {t, &r};
+  for (const auto& [t, r] : bi) comps.insert(t);
+  for (const auto& [t, r] : ni) comps.insert(t);
+  for (long long t : comps) {
+    const auto b_it = bi.find(t), n_it = ni.find(t);
+    const double comp = (b_it != bi.end() ? b_it->second : n_it->second).first;
+    if (b_it == bi.end() || n_it == ni.end()) {
+      out->unmatched.push_back({key.Name(), PointName(kNaN, comp) + " r_mpi_impact",
+                                b_it == bi.end() ? "computation row only in the new run"
+                                                 : "computation row only in the baseline"});
+      continue;
+    }
+    // A row has no diagnosis of its own: name its points' (new run), each once.
+    std::string diagnosis;
+    for (const PointSamples& p : n.points)
+      if (p.valid && Ns(p.comp_target) == t && diagnosis.find(p.diagnosis) == std::string::npos)
+        diagnosis += (diagnosis.empty() ? "" : "/") + p.diagnosis;
+    CompareRatio(key, kNaN, comp, Metric::kMpiImpact, *b_it->second.second, *n_it->second.second, diagnosis, o,
+                 out);
+  }
+}
+
+}  // namespace
+
+RankSum RankSumGreater(const std::vector<double>& x_in, const std::vector<double>& y_in) {
+  const std::vector<double> x = Finite(x_in), y = Finite(y_in);
+  RankSum r;
+  r.n_x = static_cast<int>(x.size());
+  r.n_y = static_cast<int>(y.size());
+  if (x.empty() || y.empty()) return r;
+  // Pool, sort, give tied values their mean rank; sum x's ranks.
+  std::vector<std::pair<double, bool>> pool;  // value, from x
+  for (double v : x) pool.push_back({v, true});
+  for (double v : y) pool.push_back({v, false});
+  std::sort(pool.begin(), pool.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const double n = static_cast<double>(pool.size());
+  double rank_sum_x = 0, tie_term = 0;  // tie_term: sum of t^3 - t over tie groups
+  for (std::size_t i = 0; i < pool.size();) {
+    std::size_t j = i;
+    while (j < pool.size() && pool[j].first == pool[i].first) ++j;
+    const double t = static_cast<double>(j - i);
+    const double mid_rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;  // ranks i+1 .. j
+    for (std::size_t k = i; k < j; ++k)
+      if (pool[k].second) rank_sum_x += mid_rank;
+    tie_term += t * t * t - t;
+    i = j;
+  }
+  const double nx = r.n_x, ny = r.n_y;
+  r.u = rank_sum_x - nx * (nx + 1) / 2;
+  const double mean = nx * ny / 2;
+  const double var = nx * ny / 12 * ((n + 1) - tie_term / (n * (n - 1)));
+  if (!(var > 0)) {  // every value tied: no evidence either way
+    r.z = 0;
+    r.p = 1;
+    return r;
+  }
+  // Continuity correction toward the mean: the normal approximation of a
+  // discrete statistic, conservative for small samples.
+  r.z = (r.u - mean - 0.5) / std::sqrt(var);
+  r.p = 0.5 * std::erfc(r.z / std::sqrt(2.0));
+  return r;
+}
+
+double SmallestP(int n_x, int n_y) {
+  std::vector<double> x(static_cast<std::size_t>(std::max(n_x, 0)), 1.0), y(static_cast<std::size_t>(std::max(n_y, 0)), 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] += static_cast<double>(i);  // distinct, all above y
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] -= static_cast<double>(i);
+  return RankSumGreater(x, y).p;
+}
+
+bool IsRelative(Metric m) { return m == Metric::kCompSlowdown || m == Metric::kMpiImpact; }
+
+double ToleranceOf(Metric m, const CompareOptions& o) {
+  return IsRelative(m) ? o.tolerance_relative : o.tolerance_absolute;
+}
+
+RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now, const CompareOptions& o) {
+  RatioDecision d;
+  const double tol = ToleranceOf(m, o);
+  const double bm = base.summary.median, nm = now.summary.median;
+  // Shifts by the tolerance: worse means new - tol (or new / (1 + tol)) still
+  // above the baseline; better means the baseline moved the same way still
+  // above the new values. Relative shifts are symmetric in ratio: better by
+  // 15 % is new < base / 1.15.
+  auto shift = [&](const std::vector<double>& v) {
+    std::vector<double> out;
+    for (double x : v) out.push_back(IsRelative(m) ? x / (1 + tol) : x - tol);
+    return out;
+  };
+  if (IsRelative(m)) {
+    d.difference = bm > 0 ? nm / bm - 1 : kNaN;
+  } else {
+    d.difference = nm - bm;
+  }
+  if (!std::isfinite(d.difference)) return d;
+  d.p_worse = RankSumGreater(shift(now.values), base.values).p;
+  d.p_better = RankSumGreater(shift(base.values), now.values).p;
+  const bool beyond_worse = IsRelative(m) ? nm > bm * (1 + tol) : d.difference > tol;
+  const bool beyond_better = IsRelative(m) ? nm * (1 + tol) < bm : d.difference < -tol;
+  d.worse_beyond_tolerance = beyond_worse;
+  d.regression = beyond_worse && d.p_worse < o.alpha;
+  d.improvement = beyond_better && d.p_better < o.alpha;
+  return d;
+}
+
+std::string TestKey::Name() const {
+  return implementation + "." + case_name + ".n" + std::to_string(nodes) + "." + deployment;
+}
+
+bool TestKey::operator<(const TestKey& o) const {
+  return std::tie(implementation, case_name, collective, nodes, deployment) <
+         std::tie(o.implementation, o.case_name, o.collective, o.nodes, o.deployment);
+}
+
+bool TestKey::operator==(const TestKey& o) const { return !(*this < o) && !(o < *this); }
+
+std::string PointName(double comm_target, double comp_target) {
+  return (std::isnan(comm_target) ? std::string("*") : FormatDuration(comm_target)) + " x " +
+         FormatDuration(comp_target);
+}
+
+std::optional<TestResults> ParseTestResults(const json& j, const std::string& source, std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = source + ": " + why;
+    return std::nullopt;
+  };
+  if (!j.is_object()) return fail("not a JSON object");
+  if (Str(j, "schema") != "nbcguard-results/1")
+    return fail("schema is " + Quoted(Str(j, "schema")) + ", expected 'nbcguard-results/1'");
+  const json& c = j.value("case", json::object());
+  TestResults t;
+  t.source = source;
+  t.key.implementation = Str(j, "implementation_label");
+  t.key.case_name = Str(c, "name");
+  t.key.collective = Str(c, "collective");
+  t.key.deployment = Str(c, "deployment");
+  t.key.nodes = c.value("nodes", 0);
+  if (t.key.case_name.empty() || t.key.deployment.empty() || t.key.nodes <= 0)
+    return fail("case name, deployment or nodes missing");
+  const json& env = j.value("environment", json::object());
+  t.library_version = FirstLine(Str(env, "library_version"));
+  t.reference = j.value("reference", json());
+  t.deployment_environment = j.value("deployment_environment", json::object());
+
+  // Pointers into j itself (not into a copy that value() would return).
+  std::map<PointId, const json*> samples;
+  if (j.contains("samples") && j["samples"].is_array())
+    for (const json& s : j["samples"]) samples[{Ns(Num(s, "comm_target")), Ns(Num(s, "comp_target"))}] = &s;
+  for (const json& jp : j.value("points", json::array())) {
+    PointSamples p;
+    p.comm_target = Num(jp, "comm_target");
+    p.comp_target = Num(jp, "comp_target");
+    if (!std::isfinite(p.comm_target) || !std::isfinite(p.comp_target)) return fail("a point without targets");
+    p.valid = jp.value("valid", false);
+    p.invalid_reason = Str(jp, "invalid_reason");
+    p.diagnosis = Str(jp, "diagnosis");
+    const auto s = samples.find({Ns(p.comm_target), Ns(p.comp_target)});
+    if (p.valid && s == samples.end()) {
+      p.valid = false;
+      p.invalid_reason = "no per-repetition samples in results.json";
+    }
+    if (p.valid) RatiosFromSamples(*s->second, &p);
+    t.points.push_back(std::move(p));
+  }
+  for (const json& row : j.value("mpi_impact", json::array())) {
+    const double comp = Num(row, "comp_target");
+    if (!std::isfinite(comp)) continue;
+    RatioSamples r = FromValues(row.value("round_ratios", std::vector<double>{}));
+    if (!Str(row, "error").empty()) r.missing = Str(row, "error");
+    t.mpi_impact[comp] = r;
+  }
+  return t;
+}
+
+Comparison Compare(const std::vector<TestResults>& base, const std::vector<TestResults>& now,
+                   const CompareOptions& o) {
+  Comparison out;
+  std::map<TestKey, std::vector<const TestResults*>> b, n;
+  for (const TestResults& t : base) b[t.key].push_back(&t);
+  for (const TestResults& t : now) n[t.key].push_back(&t);
+  std::set<TestKey> keys;
+  for (const auto& [k, v] : b) keys.insert(k);
+  for (const auto& [k, v] : n) keys.insert(k);
+  for (const TestKey& k : keys) {
+    const auto bi = b.find(k), ni = n.find(k);
+    if (bi == b.end()) {
+      out.unmatched.push_back({k.Name(), "", "only in the new run (new test): " + ni->second.front()->source});
+      continue;
+    }
+    if (ni == n.end()) {
+      out.unmatched.push_back({k.Name(), "", "only in the baseline (removed or not run): " + bi->second.front()->source});
+      continue;
+    }
+    // Two results for one test in a run: which one is "the" run is a guess.
+    auto ambiguous = [&](const std::vector<const TestResults*>& v, const char* run) {
+      if (v.size() < 2) return false;
+      std::string files;
+      for (const TestResults* t : v) files += (files.empty() ? "" : ", ") + t->source;
+      out.unmatched.push_back({k.Name(), "", std::string("not comparable: ") + std::to_string(v.size()) +
+                                                 " results for this test in the " + run + " (" + files + ")"});
+      return true;
+    };
+    if (ambiguous(bi->second, "baseline") || ambiguous(ni->second, "new run")) continue;
+    const TestResults& tb = *bi->second.front();
+    const TestResults& tn = *ni->second.front();
+    if (tb.library_version != tn.library_version) {
+      out.unmatched.push_back({k.Name(), "", "not comparable: library version changed (" +
+                                                 Quoted(tb.library_version) + " -> " +
+                                                 Quoted(tn.library_version) + ")"});
+      continue;
+    }
+    // A reference behaviour replaces the library's progression: its ratios
+    // say nothing about the library, and two behaviours differ by design.
+    if (tb.reference != tn.reference && !o.ignore_reference) {
+      out.unmatched.push_back({k.Name(), "", "not comparable: reference behaviour changed (" +
+                                                 Describe(tb.reference) + " -> " + Describe(tn.reference) + ")"});
+      continue;
+    }
+    CompareTest(tb, tn, o, &out);
+  }
+  return out;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,115 @@
+#include "nbcguard/openmetrics.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "nbcguard/units.h"
+
+namespace nbcguard {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string MetricPart(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
+  return out.empty() ? "unknown" : out;
+}
+
+// Label values are quoted; backslash, quote and newline are escaped.
+std::string LabelValue(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') { out += "\\n"; continue; }
+    out += c;
+  }
+  return out;
+}
+
+std::string Number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+double Get(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
+struct Family {
+  std::string help;
+  std::vector<std::pair<std::string, double>> samples;  // labels, value
+};
+
+}  // namespace
+
+void WriteOpenMetrics(std::ostream& out, const std::vector<json>& results) {
+  // Families in a fixed order, each with all its samples together, as the
+  // format requires.
+  std::vector<std::string> order;
+  std::map<std::string, Family> families;
+  auto add = [&](const std::string& name, const std::string& help, const std::string& labels, double v) {
+    if (!std::isfinite(v)) return;
+    if (!families.count(name)) order.push_back(name);
+    Family& f = families[name];
+    f.help = help;
+    f.samples.emplace_back(labels, v);
+  };
+  for (const json& r : results) {
+    if (!r.is_object() || !r.contains("case")) continue;
+    const json& c = r["case"];
+    const std::string impl = "nbcguard_" + MetricPart(r.value("implementation_label", "unknown")) + "_";
+    const std::string labels = "case=\"" + LabelValue(c.value("name", "")) + "\",collective=\"" +
+                               LabelValue(c.value("collective", "")) + "\",nodes=\"" +
+                               std::to_string(c.value("nodes", 0)) + "\",deployment=\"" +
+                               LabelValue(c.value("deployment", "")) + "\"";
+    const json& verdict = r.value("verdict", json::object());
+    std::vector<std::pair<double, double>> checked;
+    for (const json& at : verdict.value("checked", json::array()))
+      if (at.is_array() && at.size() == 2) checked.emplace_back(at[0].get<double>(), at[1].get<double>());
+    double worst = NAN, impact = NAN;
+    int invalid = 0;
+    for (const json& p : r.value("points", json::array())) {
+      if (!p.value("valid", false)) {
+        ++invalid;
+        continue;
+      }
+      const double comm = Get(p, "comm_target"), comp = Get(p, "comp_target");
+      const double ov = p.contains("r_overhead") ? Get(p["r_overhead"], "median") : NAN;
+      const double im = p.contains("r_mpi_impact") ? Get(p["r_mpi_impact"], "median") : NAN;
+      if (std::find(checked.begin(), checked.end(), std::make_pair(comm, comp)) != checked.end() &&
+          std::isfinite(ov) && !(worst >= ov))
+        worst = ov;
+      if (std::isfinite(im) && !(impact >= im)) impact = im;
+      add(impl + "r_overhead", "median r_overhead at a grid point (0 overlap, 1 serialized)",
+          labels + ",comm=\"" + FormatDuration(comm) + "\",comp=\"" + FormatDuration(comp) + "\"", ov);
+    }
+    double rtt = NAN;
+    for (const json& k : r.value("clock_sync", json::array()))
+      if (k.is_object() && std::isfinite(Get(k, "min_rtt_s")) && !(rtt >= Get(k, "min_rtt_s"))) rtt = Get(k, "min_rtt_s");
+    add(impl + "verdict_pass", "1 when the test passed its thresholds", labels,
+        verdict.value("pass", false) ? 1.0 : 0.0);
+    add(impl + "r_overhead_worst", "worst median r_overhead over the points the thresholds checked", labels, worst);
+    add(impl + "r_mpi_impact_max", "largest median r_mpi_impact (1 = the idle library costs nothing)", labels, impact);
+    add(impl + "sync_precision_seconds", "largest clock offset uncertainty over ranks (min RTT / 2)", labels,
+        rtt / 2);
+    add(impl + "invalid_points", "grid points without a measurement", labels, invalid);
+    add(impl + "limits_exceeded", "threshold limits exceeded beyond noise", labels,
+        static_cast<double>(verdict.value("failures", json::array()).size()));
+  }
+  for (const std::string& name : order) {
+    const Family& f = families[name];
+    out << "# TYPE " << name << " gauge\n# HELP " << name << " " << f.help << "\n";
+    for (const auto& [labels, v] : f.samples) out << name << "{" << labels << "} " << Number(v) << "\n";
+  }
+  out << "# EOF\n";
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,292 @@
+#include "compare_cmd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <tuple>
+
+#include "driver_common.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace nbcguard {
+namespace {
+
+std::string Fixed(double v, int precision = 2) {
+  if (!std::isfinite(v)) return "-";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+  return buf;
+}
+
+std::string Cell(const Spread& s) { return Fixed(s.median) + " [" + Fixed(s.lo) + "," + Fixed(s.hi) + "]"; }
+
+std::string PValue(double p) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.2g", p);
+  return buf;
+}
+
+// "+0.63 (tolerance 0.25)" or "+23 % (tolerance 15 %)".
+std::string Difference(const Change& c) {
+  auto sign = [](double v) { return v >= 0 ? "+" : ""; };
+  if (IsRelative(c.metric))
+    return sign(c.difference) + Fixed(100 * c.difference, 0) + " % (tolerance " + Fixed(100 * c.tolerance, 0) + " %)";
+  return sign(c.difference) + Fixed(c.difference) + " (tolerance " + Fixed(c.tolerance) + ")";
+}
+
+std::string Rule(const CompareOptions& o) {
+  return "worse (or better) by more than " + Fixed(o.tolerance_absolute) + " on r_overhead and r_comm, " +
+         Fixed(100 * o.tolerance_relative, 0) + " % on r_comp_slowdown and r_mpi_impact, with a one-sided " +
+         "Mann-Whitney U p < " + PValue(o.alpha) + " on the per-repetition samples (r_mpi_impact: rounds) " +
+         "shifted by that tolerance";
+}
+
+std::string Line(const char* tag, const Change& c) {
+  return std::string(tag) + " " + c.test.Name() + " " + PointName(c.comm_target, c.comp_target) + " " +
+         MetricName(c.metric) + ": baseline " + Cell(c.base) + " -> new " + Cell(c.now) + ", " + Difference(c) +
+         ", p = " + PValue(c.p) + ", diagnosis " + (c.diagnosis.empty() ? "-" : c.diagnosis);
+}
+
+// Why a worsening past the tolerance did not count.
+std::string NoiseLine(const Change& c, double alpha) {
+  std::string why = "not significant: p = " + PValue(c.p) + " >= " + PValue(alpha);
+  const double best = SmallestP(c.now.n, c.base.n);
+  if (best >= alpha)
+    why += "; " + std::to_string(c.now.n) + " and " + std::to_string(c.base.n) +
+           " samples cannot reach it (smallest possible p " + PValue(best) + ")";
+  return Line("within noise:", c) + " (" + why + ")";
+}
+
+std::string UnmatchedLine(const Unmatched& u) {
+  return "not compared: " + u.test + (u.where.empty() ? "" : " " + u.where) + ": " + u.reason;
+}
+
+std::string Summary(const Comparison& c) {
+  return std::string(c.regressions.empty() ? "no regression" : "REGRESSION") + ": " +
+         std::to_string(c.regressions.size()) + " regression(s), " + std::to_string(c.improvements.size()) +
+         " improvement(s), " + std::to_string(c.within_noise.size()) + " worsening(s) within noise, " +
+         std::to_string(c.unmatched.size()) + " item(s) not compared; compared " +
+         std::to_string(c.tests) + " test(s), " + std::to_string(c.points) + " grid point(s), " +
+         std::to_string(c.checks) + " ratio check(s)";
+}
+
+void PrintText(std::ostream& out, const Comparison& c, const CompareOptions& o,
+               const std::vector<std::string>& unreadable) {
+  for (const Change& ch : c.regressions) out << Line("REGRESSION", ch) << "\n";
+  for (const Change& ch : c.improvements) out << Line("improvement", ch) << "\n";
+  for (const Change& ch : c.within_noise) out << NoiseLine(ch, o.alpha) << "\n";
+  for (const Unmatched& u : c.unmatched) out << UnmatchedLine(u) << "\n";
+  for (const std::string& u : unreadable) out << "not compared: unreadable " << u << "\n";
+  for (const std::string& n : c.notes) out << "note: " << n << "\n";
+  out << "summary: " << Summary(c) << "\n";
+}
+
+void PrintMarkdown(std::ostream& out, const Comparison& c, const CompareOptions& o,
+                   const std::vector<std::string>& unreadable) {
+  auto table = [&](const char* title, const std::vector<Change>& changes) {
+    out << "\n### " << title << " (" << changes.size() << ")\n\n";
+    if (changes.empty()) return;
+    out << "| test | comm x comp | ratio | baseline median [95% CI] | new median [95% CI] | change | p | diagnosis (new) |\n"
+        << "|---|---|---|---|---|---|---|---|\n";
+    for (const Change& ch : changes)
+      out << "| " << ch.test.Name() << " | " << PointName(ch.comm_target, ch.comp_target) << " | "
+          << MetricName(ch.metric) << " | " << Cell(ch.base) << " | " << Cell(ch.now) << " | " << Difference(ch)
+          << " | " << PValue(ch.p) << " | " << ch.diagnosis << " |\n";
+  };
+  table("Regressions", c.regressions);
+  table("Improvements", c.improvements);
+  if (!c.within_noise.empty()) {
+    out << "\n### Worse beyond the tolerance but within noise (" << c.within_noise.size() << ")\n\n";
+    for (const Change& ch : c.within_noise) out << "- " << NoiseLine(ch, o.alpha).substr(std::string("within noise: ").size()) << "\n";
+  }
+  out << "\n### Not compared (" << c.unmatched.size() + unreadable.size() << ")\n\n";
+  for (const Unmatched& u : c.unmatched)
+    out << "- `" << u.test << "`" << (u.where.empty() ? "" : " " + u.where) << ": " << u.reason << "\n";
+  for (const std::string& u : unreadable) out << "- unreadable " << u << "\n";
+  if (!c.notes.empty()) {
+    out << "\n### Notes\n\n";
+    for (const std::string& n : c.notes) out << "- " << n << "\n";
+  }
+  out << "\n**" << Summary(c) << "**\n";
+}
+
+json SpreadBrief(const Spread& s) {
+  auto f = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  return {{"median", f(s.median)}, {"ci_lo", f(s.lo)}, {"ci_hi", f(s.hi)}, {"n", s.n}};
+}
+
+json ChangesJson(const std::vector<Change>& changes) {
+  json a = json::array();
+  for (const Change& c : changes)
+    a.push_back({{"test", c.test.Name()},
+                 {"comm_target", std::isnan(c.comm_target) ? json(nullptr) : json(c.comm_target)},
+                 {"comp_target", c.comp_target},
+                 {"ratio", MetricName(c.metric)},
+                 {"baseline", SpreadBrief(c.base)},
+                 {"new", SpreadBrief(c.now)},
+                 {"difference", c.difference},
+                 {"relative", IsRelative(c.metric)},
+                 {"tolerance", c.tolerance},
+                 {"p", c.p},
+                 {"diagnosis", c.diagnosis},
+                 {"line", Line("", c).substr(1)}});
+  return a;
+}
+
+json ComparisonJson(const Comparison& c, const CompareOptions& o, const std::vector<std::string>& unreadable) {
+  json unmatched = json::array();
+  for (const Unmatched& u : c.unmatched) unmatched.push_back({{"test", u.test}, {"where", u.where}, {"reason", u.reason}});
+  return {{"schema", "nbcguard-compare/1"},
+          {"options", {{"tolerance_absolute", o.tolerance_absolute}, {"tolerance_relative", o.tolerance_relative},
+                       {"alpha", o.alpha}, {"ignore_reference", o.ignore_reference}}},
+          {"regressions", ChangesJson(c.regressions)},
+          {"improvements", ChangesJson(c.improvements)},
+          {"within_noise", ChangesJson(c.within_noise)},
+          {"unmatched", unmatched},
+          {"unreadable", unreadable},
+          {"notes", c.notes},
+          {"summary", {{"regressions", c.regressions.size()}, {"improvements", c.improvements.size()},
+                       {"within_noise", c.within_noise.size()},
+                       {"unmatched", c.unmatched.size()}, {"tests", c.tests}, {"points", c.points},
+                       {"checks", c.checks}, {"text", Summary(c)}}}};
+}
+
+bool ReadResults(const fs::path& path, TestResults* out, std::string* why) {
+  std::ifstream f(path);
+  if (!f) {
+    *why = "cannot be opened";
+    return false;
+  }
+  const json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    *why = "not valid JSON";
+    return false;
+  }
+  std::string error;
+  std::optional<TestResults> t = ParseTestResults(j, path.string(), &error);
+  if (!t) {
+    *why = error;
+    return false;
+  }
+  *out = std::move(*t);
+  return true;
+}
+
+}  // namespace
+
+bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::vector<std::string>* unreadable,
+                    std::string* error) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    *error = dir + " is not a directory";
+    return false;
+  }
+  std::vector<fs::path> files;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->path().filename() == "results.json") files.push_back(it->path());
+  if (ec) {
+    *error = "cannot read " + dir + ": " + ec.message();
+    return false;
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& p : files) {
+    TestResults t;
+    std::string why;
+    if (ReadResults(p, &t, &why)) out->push_back(std::move(t));
+    else unreadable->push_back(p.string() + ": " + why);
+  }
+  return true;
+}
+
+int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, const CompareCommandOptions& o) {
+  const CompareOptions& co = o.compare;
+  if (!(co.alpha > 0 && co.alpha < 1) || !(co.tolerance_absolute >= 0) || !(co.tolerance_relative >= 0)) {
+    std::cerr << "nbcguard compare: --alpha must be in (0, 1) and tolerances >= 0\n";
+    return kUsage;
+  }
+  std::vector<TestResults> base, now;
+  std::vector<std::string> unreadable;
+  for (const auto& [dir, into, what] : {std::make_tuple(baseline_dir, &base, "baseline"),
+                                        std::make_tuple(run_dir, &now, "new run")}) {
+    std::string error;
+    const std::size_t before = unreadable.size();
+    if (!LoadResultsDir(dir, into, &unreadable, &error)) {
+      std::cerr << "nbcguard compare: " << what << " directory: " << error << "\n";
+      return kUsage;
+    }
+    if (into->empty()) {
+      std::cerr << "nbcguard compare: no results.json found under " << what << " directory " << dir
+                << (unreadable.size() > before ? " (only unreadable ones: " + unreadable[before] + ")" : "") << "\n";
+      return kUsage;
+    }
+  }
+  const Comparison c = Compare(base, now, co);
+  std::ostream& out = std::cout;
+  if (o.format == "markdown") {
+    out << "## nbcguard compare\n\nbaseline `" << baseline_dir << "` (" << base.size() << " results), new `"
+        << run_dir << "` (" << now.size() << " results). A regression: " << Rule(co) << ".\n";
+    PrintMarkdown(out, c, co, unreadable);
+  } else {
+    out << "nbcguard compare: baseline " << baseline_dir << " (" << base.size() << " results) vs new " << run_dir
+        << " (" << now.size() << " results)\n"
+        << "a regression: " << Rule(co) << "\n";
+    PrintText(out, c, co, unreadable);
+  }
+  const int rc = c.regressions.empty() ? kPass : kFail;
+  if (!o.json_out.empty()) {
+    json j = ComparisonJson(c, co, unreadable);
+    j["baseline"] = baseline_dir;
+    j["run"] = run_dir;
+    j["exit_code"] = rc;
+    std::ofstream f(o.json_out);
+    f << j.dump(1) << "\n";
+    if (!f) {
+      std::cerr << "nbcguard compare: cannot write " << o.json_out << "\n";
+      return kUsage;
+    }
+  }
+  return rc;
+}
+
+int CheckAgainstBaseline(const json& results, const std::string& results_path, const std::string& baseline_dir,
+                         std::ostream& out) {
+  std::string error;
+  const std::optional<TestResults> mine = ParseTestResults(results, results_path, &error);
+  if (!mine) {
+    out << "baseline: cannot compare: " << error << "\n";
+    return kPass;
+  }
+  const std::string name = mine->key.Name();
+  std::vector<TestResults> all, matching;
+  std::vector<std::string> unreadable;
+  if (!LoadResultsDir(baseline_dir, &all, &unreadable, &error)) {
+    out << "baseline: no baseline for this test (" << name << "): " << error << "\n";
+    return kPass;
+  }
+  std::error_code ec;
+  for (TestResults& t : all)
+    if (t.key == mine->key && !fs::equivalent(t.source, results_path, ec)) matching.push_back(std::move(t));
+  if (matching.empty()) {
+    out << "baseline: no baseline for this test (" << name << ") under " << baseline_dir << "\n";
+    return kPass;
+  }
+  for (const TestResults& t : matching) out << "baseline: comparing with " << t.source << "\n";
+  const CompareOptions o;
+  const Comparison c = Compare(matching, {*mine}, o);
+  out << "baseline: a regression is " << Rule(o) << "\n";
+  PrintText(out, c, o, {});
+  std::ofstream(fs::path(results_path).parent_path() / "baseline-comparison.json")
+      << ComparisonJson(c, o, {}).dump(1) << "\n";
+  if (c.regressions.empty()) return kPass;
+  out << "FAIL " << name << ": " << c.regressions.size() << " regression(s) against the baseline in "
+      << baseline_dir << "\n";
+  return kFail;
+}
+
+}  // namespace nbcguard

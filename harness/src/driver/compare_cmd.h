@@ -1,0 +1,40 @@
+// `nbcguard compare BASELINE_DIR RUN_DIR` and `nbcguard run ... --baseline
+// DIR`: finds results.json files, hands them to the pure comparison
+// (nbcguard/compare.h) and reports regressions, improvements and what could
+// not be compared, as text, markdown or JSON.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/compare.h"
+
+namespace nbcguard {
+
+struct CompareCommandOptions {
+  CompareOptions compare;
+  std::string format = "text";  // text | markdown
+  std::string json_out;         // also write the comparison as JSON here (empty = no)
+};
+
+// Every results.json under dir (recursively), sorted by path. Files that
+// are not readable results are reported in *unreadable ("path: why") and
+// skipped. False with *error when dir is not a directory.
+bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::vector<std::string>* unreadable,
+                    std::string* error);
+
+// Exit codes: 0 no regression, 1 regression(s), 2 usage or I/O error
+// (a directory missing or holding no results.json).
+int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, const CompareCommandOptions& o);
+
+// Nightly mode, after a test wrote `results` (its results.json at
+// results_path): compares it with the same test under baseline_dir and
+// prints the outcome. kFail on a regression; kPass otherwise, including
+// when the baseline has no such test or cannot be compared (said so).
+int CheckAgainstBaseline(const nlohmann::json& results, const std::string& results_path,
+                         const std::string& baseline_dir, std::ostream& out);
+
+}  // namespace nbcguard

@@ -1,0 +1,450 @@
+#include "summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <tuple>
+
+#include "../report/plots.h"
+#include "../report/results_view.h"
+#include "nbcguard/openmetrics.h"
+#include "driver_common.h"
+#include "nbcguard/plot_model.h"
+#include "nbcguard/units.h"
+
+namespace nbcguard {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using report::CaseView;
+
+namespace {
+
+// One results.json found under the summarized directory.
+struct Entry {
+  fs::path file;
+  json results;
+  CaseView view;
+  std::string error;  // the file could not be read; view is empty then
+  std::string Id() const {
+    return error.empty() ? view.name + " n" + std::to_string(view.nodes) + " " + view.deployment : view.name;
+  }
+};
+
+std::vector<fs::path> FindResults(const std::vector<std::string>& paths, std::vector<std::string>* missing) {
+  std::vector<fs::path> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
+      continue;
+    }
+    if (!fs::is_directory(p, ec)) {
+      missing->push_back(p);
+      continue;
+    }
+    for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      if (it->path().filename() == "results.json" && it->is_regular_file(ec)) files.push_back(it->path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
+Entry Load(const fs::path& file) {
+  Entry e;
+  e.file = file;
+  std::ifstream in(file);
+  if (!in.is_open()) {
+    e.error = "cannot read the file";
+  } else {
+    e.results = json::parse(in, nullptr, false);
+    if (e.results.is_discarded()) e.error = "not valid JSON";
+    else report::ReadCase(e.results, &e.view, &e.error);
+  }
+  if (!e.error.empty()) {
+    e.view.name = file.parent_path().string();
+    e.view.status = "UNREADABLE";
+    e.view.failures = {e.error};
+    e.view.headline = e.error;
+  }
+  return e;
+}
+
+std::vector<Entry> LoadAll(const std::vector<fs::path>& files) {
+  std::vector<Entry> entries;
+  for (const fs::path& f : files) entries.push_back(Load(f));
+  // Grouped the way a person scans a run: library, case, size, deployment.
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.view.implementation, a.view.name, a.view.nodes, a.view.deployment) <
+           std::tie(b.view.implementation, b.view.name, b.view.nodes, b.view.deployment);
+  });
+  return entries;
+}
+
+std::string Ratio(double v) { return plot::FormatRatio(v); }
+
+std::string CaseLabel(const CaseView& v) {
+  return v.reference.empty() ? v.name : v.name + " (REFERENCE " + v.reference + ")";
+}
+
+std::string PointsLabel(const CaseView& v) {
+  return std::to_string(v.ValidPoints()) + "/" + std::to_string(v.points.size());
+}
+
+std::string FirstFailure(const CaseView& v) { return v.headline; }
+
+struct Counts {
+  int pass = 0, fail = 0;
+};
+Counts Count(const std::vector<Entry>& entries) {
+  Counts c;
+  for (const Entry& e : entries) (e.view.pass ? c.pass : c.fail)++;
+  return c;
+}
+
+std::string CountLine(const std::vector<Entry>& entries) {
+  const Counts c = Count(entries);
+  return std::to_string(entries.size()) + " test(s): " + std::to_string(c.pass) + " passed, " +
+         std::to_string(c.fail) + " failed";
+}
+
+const std::vector<std::string>& Columns() {
+  static const std::vector<std::string> cols = {"case",   "ranks",          "deployment",     "library", "points",
+                                                "worst r_overhead", "max r_mpi_impact", "verdict", "first failure"};
+  return cols;
+}
+
+std::vector<std::string> Row(const CaseView& v, std::size_t library_chars, std::size_t failure_chars) {
+  return {CaseLabel(v),
+          std::to_string(v.nodes),
+          v.deployment,
+          plot::Ellipsize(v.library, library_chars),
+          PointsLabel(v),
+          Ratio(v.WorstOverhead()),
+          Ratio(v.MaxImpact()),
+          v.status,
+          plot::Ellipsize(FirstFailure(v), failure_chars)};
+}
+
+// ---------------------------------------------------------------- text --
+
+void Text(std::ostream& out, const std::vector<Entry>& entries) {
+  std::vector<std::vector<std::string>> rows = {Columns()};
+  // Cut so a row fits a wide terminal; the full messages follow the table.
+  for (const Entry& e : entries) rows.push_back(Row(e.view, 36, 60));
+  std::vector<std::size_t> w(Columns().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], plot::Utf8Length(r[i]));
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    std::string line;
+    for (std::size_t i = 0; i < rows[k].size(); ++i) {
+      line += rows[k][i];
+      if (i + 1 < rows[k].size()) line += std::string(w[i] - plot::Utf8Length(rows[k][i]) + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+    if (k == 0) {
+      std::size_t total = 0;
+      for (std::size_t x : w) total += x + 2;
+      out << std::string(total - 2, '-') << "\n";
+    }
+  }
+  out << CountLine(entries) << "\n";
+  bool any = false;
+  for (const Entry& e : entries) {
+    if (e.view.failures.empty()) continue;
+    if (!any) out << "\nfailures:\n";
+    any = true;
+    for (const std::string& f : e.view.failures) out << "  " << e.Id() << ": " << f << "\n";
+  }
+}
+
+// ------------------------------------------------------------ markdown --
+
+void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::string& dir) {
+  out << "## nbcguard summary\n\n" << CountLine(entries) << " under `" << dir << "`\n\n";
+  out << "|";
+  for (const std::string& c : Columns()) out << " " << c << " |";
+  out << "\n|";
+  for (std::size_t i = 0; i < Columns().size(); ++i) out << (i == 1 || (i >= 4 && i <= 6) ? " ---: |" : " --- |");
+  out << "\n";
+  for (const Entry& e : entries) {
+    std::vector<std::string> r = Row(e.view, 60, 120);
+    out << "|";
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      std::string cell = plot::MarkdownCell(r[i]);
+      if (i == 7 && !e.view.pass) cell = "**" + cell + "**";
+      out << " " << cell << " |";
+    }
+    out << "\n";
+  }
+  bool any = false;
+  for (const Entry& e : entries) {
+    if (e.view.failures.empty()) continue;
+    if (!any) out << "\n### Failures\n\n";
+    any = true;
+    for (const std::string& f : e.view.failures)
+      out << "- **" << plot::MarkdownCell(e.Id()) << "**: " << plot::MarkdownCell(f) << "\n";
+  }
+}
+
+// ---------------------------------------------------------------- html --
+
+using plot::HtmlEscape;
+
+constexpr const char* kCss = R"(
+body { font-family: "DejaVu Sans", Verdana, sans-serif; font-size: 14px; color: #222; margin: 24px auto;
+       max-width: 1220px; padding: 0 16px; background: #fff; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 0 0 6px; }
+p.meta, p.lib { color: #555; margin: 4px 0; }
+table { border-collapse: collapse; margin: 8px 0 16px; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f2f2f2; font-weight: 600; }
+td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.verdict { font-weight: bold; padding: 2px 8px; border-radius: 3px; color: #fff; white-space: nowrap; }
+.verdict.pass { background: #1a7a35; }
+.verdict.fail { background: #b8261d; }
+section { border-top: 3px solid #ddd; padding-top: 14px; margin-top: 26px; }
+section.fail { border-top-color: #b8261d; }
+section.pass { border-top-color: #1a7a35; }
+div.box { border-left: 5px solid; padding: 6px 12px; margin: 8px 0 12px; background: #fafafa; }
+div.box.pass { border-color: #1a7a35; }
+div.box.fail { border-color: #b8261d; background: #fdf3f2; }
+div.box ul { margin: 4px 0 0; padding-left: 20px; }
+p.reference { background: #b8261d; color: #fff; font-weight: bold; padding: 6px 10px; margin: 6px 0; }
+div.plots { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+div.plots figure { margin: 0; min-width: 300px; }
+div.plots figure.wide { flex-basis: 100% !important; }
+td.lib { white-space: nowrap; }
+div.plots img { max-width: 100%; height: auto; border: 1px solid #ddd; display: block; }
+figcaption { font-size: 12px; color: #555; }
+tr.invalid td { background: #eee; color: #555; }
+.muted { color: #666; }
+a { color: #1f4e99; }
+)";
+
+std::string StatusClass(const CaseView& v) { return v.pass ? "pass" : "fail"; }
+
+// A ratio with its interval, on a pale tint of the picture's colour (pale,
+// so the table never shows the exact colours of the heat-map cells).
+std::string RatioCell(const plot::Ratio& r, plot::Metric m) {
+  if (!r.present()) return "<td class=\"num muted\">-</td>";
+  const std::string bg = plot::ToHex(plot::Tint(plot::ScaleOf(m).At(r.median), 0.6));
+  const std::string ci = plot::FormatInterval(r.lo, r.hi);
+  return "<td class=\"num\" style=\"background:" + bg + "\">" + HtmlEscape(plot::FormatRatio(r.median)) +
+         (ci.empty() ? "" : " <span class=\"muted\">" + HtmlEscape(ci) + "</span>") + "</td>";
+}
+
+// Width and height from a PNG's IHDR chunk (0 x 0 when unreadable): the
+// page lays its pictures out by their natural sizes.
+std::pair<int, int> PngSize(const fs::path& png) {
+  std::ifstream f(png, std::ios::binary);
+  unsigned char h[24] = {};
+  if (!f.read(reinterpret_cast<char*>(h), sizeof h)) return {0, 0};
+  auto be32 = [&](int at) { return (h[at] << 24) | (h[at + 1] << 16) | (h[at + 2] << 8) | h[at + 3]; };
+  return {be32(16), be32(20)};
+}
+
+std::string Img(const fs::path& png, const fs::path& html_dir, const std::string& alt) {
+  std::error_code ec;
+  fs::path rel = fs::relative(fs::weakly_canonical(png, ec), html_dir, ec);
+  if (rel.empty()) rel = fs::absolute(png);
+  fs::path svg = rel;
+  svg.replace_extension(".svg");
+  const std::string src = HtmlEscape(plot::UrlPath(rel.generic_string()));
+  const auto [w, h] = PngSize(png);
+  const std::string size =
+      w > 0 ? " width=\"" + std::to_string(w) + "\" height=\"" + std::to_string(h) + "\"" : std::string();
+  return "<a href=\"" + src + "\"><img src=\"" + src + "\"" + size + " alt=\"" + HtmlEscape(alt) +
+         "\"></a><figcaption>" +
+         HtmlEscape(alt) + " (<a href=\"" + HtmlEscape(plot::UrlPath(svg.generic_string())) + "\">SVG</a>)" +
+         "</figcaption>";
+}
+
+void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir, const fs::path& html_dir) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << "<title>nbcguard summary</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
+  out << "<h1>nbcguard summary</h1>\n<p class=\"meta\">" << HtmlEscape(CountLine(entries)) << " under <code>"
+      << HtmlEscape(dir) << "</code>. Ratios: median [confidence interval of the median]; r_overhead 0 = overlap, "
+      << "1 = serialized, &gt;1 = worse than not overlapping.</p>\n";
+
+  out << "<table class=\"overview\">\n<tr>";
+  for (const std::string& c : Columns()) out << "<th>" << HtmlEscape(c) << "</th>";
+  out << "</tr>\n";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const CaseView& v = entries[i].view;
+    const std::vector<std::string> r = Row(v, 60, 1000);
+    out << "<tr><td><a href=\"#t" << i << "\">" << HtmlEscape(r[0]) << "</a></td><td class=\"num\">"
+        << HtmlEscape(r[1]) << "</td><td>" << HtmlEscape(r[2]) << "</td><td class=\"lib\" title=\""
+        << HtmlEscape(v.library) << "\">" << HtmlEscape(plot::Ellipsize(v.library, 36)) << "</td><td class=\"num\">"
+        << HtmlEscape(r[4]) << "</td>";
+    plot::Ratio worst{v.WorstOverhead(), NAN, NAN};
+    plot::Ratio impact{v.MaxImpact(), NAN, NAN};
+    out << RatioCell(worst, plot::Metric::kOverhead) << RatioCell(impact, plot::Metric::kImpact)
+        << "<td><span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status) << "</span></td><td>"
+        << HtmlEscape(r[8]) << "</td></tr>\n";
+  }
+  out << "</table>\n";
+
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    Entry& e = entries[i];
+    const CaseView& v = e.view;
+    out << "<section id=\"t" << i << "\" class=\"" << StatusClass(v) << "\">\n<h2>" << HtmlEscape(e.Id())
+        << " &nbsp;<span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status) << "</span></h2>\n";
+    if (!e.error.empty()) {
+      out << "<div class=\"box fail\">" << HtmlEscape(e.file.string()) << ": " << HtmlEscape(e.error)
+          << "</div>\n</section>\n";
+      continue;
+    }
+    out << "<p class=\"lib\">" << HtmlEscape(v.Title()) << " &middot; " << HtmlEscape(v.library)
+        << (v.implementation.empty() ? "" : " [" + HtmlEscape(v.implementation) + "]") << " &middot; <code>"
+        << HtmlEscape(e.file.string()) << "</code></p>\n";
+    if (!v.reference.empty())
+      out << "<p class=\"reference\">REFERENCE " << HtmlEscape(v.reference)
+          << ": a reference behaviour replaced the library's progression; these figures are the reference's, not "
+             "the library's</p>\n";
+    out << "<div class=\"box " << StatusClass(v) << "\">" << HtmlEscape(v.verdict_summary);
+    if (!v.failures.empty()) {
+      out << "<ul>";
+      for (const std::string& f : v.failures) out << "<li>" << HtmlEscape(f) << "</li>";
+      out << "</ul>";
+    }
+    if (!v.within_noise.empty()) {
+      out << "<div class=\"muted\">within noise:</div><ul class=\"muted\">";
+      for (const std::string& f : v.within_noise) out << "<li>" << HtmlEscape(f) << "</li>";
+      out << "</ul>";
+    }
+    out << "</div>\n";
+
+    // Pictures: the ones the run drew, or drawn now.
+    const fs::path dir_of = e.file.parent_path();
+    bool have = true;
+    for (const report::PlotKind& k : report::PlotKinds())
+      have = have && fs::exists(dir_of / (std::string(k.stem) + ".png"));
+    std::string plot_error;
+    if (!have) report::RenderPlots(e.results, dir_of, &plot_error);
+    if (!plot_error.empty()) {
+      out << "<p class=\"muted\">pictures could not be drawn: " << HtmlEscape(plot_error) << "</p>\n";
+    } else {
+      const auto& kinds = report::PlotKinds();
+      out << "<div class=\"plots\">\n";
+      // The pair is the widest picture: it gets a row of its own.
+      for (std::size_t k : {0, 2, 1}) {
+        const fs::path png = dir_of / (std::string(kinds[k].stem) + ".png");
+        // Side by side, each picture gets a share of the row in proportion
+        // to its natural width, and never more than that width.
+        const int w = std::max(PngSize(png).first, 300);
+        out << "<figure" << (k == 1 ? " class=\"wide\"" : "") << " style=\"flex: " << w << " 1 0; max-width: " << w
+            << "px\">" << Img(png, html_dir, kinds[k].measurement_name) << "</figure>\n";
+      }
+      out << "</div>\n";
+    }
+
+    out << "<table class=\"points\">\n<tr><th>comm</th><th>comp</th><th>r_overhead</th><th>r_comm</th>"
+        << "<th>r_comp_slowdown</th><th>r_mpi_impact</th><th>diagnosis</th></tr>\n";
+    for (const plot::Point& p : v.points) {
+      out << "<tr" << (p.valid ? "" : " class=\"invalid\"") << "><td class=\"num\">"
+          << HtmlEscape(FormatDuration(p.comm)) << "</td><td class=\"num\">" << HtmlEscape(FormatDuration(p.comp))
+          << "</td>";
+      if (!p.valid) {
+        out << "<td colspan=\"5\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
+        continue;
+      }
+      out << RatioCell(p.overhead, plot::Metric::kOverhead) << RatioCell(p.comm_ratio, plot::Metric::kComm)
+          << RatioCell(p.slowdown, plot::Metric::kSlowdown) << RatioCell(p.impact, plot::Metric::kImpact) << "<td>"
+          << HtmlEscape(p.diagnosis) << "</td></tr>\n";
+    }
+    out << "</table>\n</section>\n";
+  }
+  out << "</body>\n</html>\n";
+}
+
+}  // namespace
+
+void RenderRunPlots(std::ostream& out, const json& results, const fs::path& dir) {
+  std::string error;
+  const std::vector<fs::path> files = report::RenderPlots(results, dir, &error);
+  if (!error.empty()) out << "warning: plots not drawn (the verdict does not depend on them): " << error << "\n";
+  for (const report::PlotKind& k : report::PlotKinds()) {
+    const fs::path png = dir / (std::string(k.stem) + ".png");
+    if (std::find(files.begin(), files.end(), png) == files.end()) continue;
+    out << "<DartMeasurementFile name=\"" << k.measurement_name << "\" type=\"image/png\">"
+        << fs::absolute(png).string() << "</DartMeasurementFile>\n";
+  }
+}
+
+int PlotCommand(const std::vector<std::string>& paths) {
+  std::vector<std::string> missing;
+  const std::vector<fs::path> files = FindResults(paths, &missing);
+  for (const std::string& m : missing) std::cerr << "nbcguard plot: " << m << ": no such file or directory\n";
+  if (files.empty()) {
+    std::cerr << "nbcguard plot: no results.json found\n";
+    return kUsage;
+  }
+  int rc = missing.empty() ? kPass : kFail;
+  for (const fs::path& f : files) {
+    Entry e = Load(f);
+    if (!e.error.empty()) {
+      std::cerr << "nbcguard plot: " << f.string() << ": " << e.error << "\n";
+      rc = kFail;
+      continue;
+    }
+    std::string error;
+    for (const fs::path& p : report::RenderPlots(e.results, f.parent_path(), &error)) std::cout << p.string() << "\n";
+    if (!error.empty()) {
+      std::cerr << "nbcguard plot: " << f.string() << ": " << error << "\n";
+      rc = kFail;
+    }
+  }
+  return rc;
+}
+
+int SummaryCommand(const std::string& dir, const std::string& format, const std::string& output) {
+  std::vector<std::string> missing;
+  const std::vector<fs::path> files = FindResults({dir}, &missing);
+  if (!missing.empty() || files.empty()) {
+    std::cerr << "nbcguard summary: no results.json under " << dir << "\n";
+    return kUsage;
+  }
+  std::vector<Entry> entries = LoadAll(files);
+  std::ostringstream text;
+  if (format == "markdown") {
+    Markdown(text, entries, dir);
+  } else if (format == "openmetrics") {
+    std::vector<json> docs;
+    for (const Entry& e : entries)
+      if (e.error.empty()) docs.push_back(e.results);
+    WriteOpenMetrics(text, docs);
+  } else if (format == "html") {
+    std::error_code ec;
+    const fs::path html_dir =
+        fs::weakly_canonical(output.empty() ? fs::current_path() : fs::absolute(output).parent_path(), ec);
+    Html(text, entries, dir, html_dir);
+  } else {
+    Text(text, entries);
+  }
+  if (output.empty()) {
+    std::cout << text.str();
+    return kPass;
+  }
+  std::error_code ec;
+  if (fs::absolute(output).has_parent_path()) fs::create_directories(fs::absolute(output).parent_path(), ec);
+  std::ofstream f(output);
+  f << text.str();
+  f.close();
+  if (!f) {
+    std::cerr << "nbcguard summary: cannot write " << output << "\n";
+    return kUsage;
+  }
+  std::cout << "summary: " << output << " (" << CountLine(entries) << ")\n";
+  return kPass;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,192 @@
+#include "results_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "nbcguard/units.h"
+
+namespace nbcguard::report {
+
+using json = nlohmann::json;
+
+namespace {
+
+double Num(const json& j, const char* key) {
+  if (!j.is_object()) return NAN;
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : NAN;
+}
+
+std::string Str(const json& j, const char* key, const std::string& fallback = "") {
+  if (!j.is_object()) return fallback;
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+plot::Ratio ReadRatio(const json& p, const char* key) {
+  if (!p.contains(key)) return {};
+  const json& s = p[key];
+  return {Num(s, "median"), Num(s, "ci_lo"), Num(s, "ci_hi")};
+}
+
+std::vector<double> Numbers(const json& j, const char* key) {
+  std::vector<double> v;
+  if (j.is_object() && j.contains(key) && j[key].is_array())
+    for (const json& x : j[key])
+      if (x.is_number()) v.push_back(x.get<double>());
+  return v;
+}
+
+// The first line of MPI_Get_library_version, its runs of blanks folded:
+// MPICH aligns "MPICH Version:      4.0.2" with spaces or tabs, which a
+// title or a table cell would show as a gap.
+std::string FirstLineOf(const std::string& s) {
+  std::string line;
+  for (char c : s.substr(0, s.find('\n'))) {
+    const bool blank = c == ' ' || c == '\t' || c == '\r';
+    if (blank && (line.empty() || line.back() == ' ')) continue;
+    line += blank ? ' ' : c;
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+}  // namespace
+
+std::string CaseView::Title() const {
+  std::string t = collective.empty() ? name : collective;
+  t += ", " + std::to_string(nodes) + " ranks";
+  if (threads > 0) t += " x " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+  t += ", deployment " + deployment;
+  return t;
+}
+
+int CaseView::ValidPoints() const {
+  return static_cast<int>(std::count_if(points.begin(), points.end(), [](const plot::Point& p) { return p.valid; }));
+}
+
+double CaseView::WorstOverhead() const {
+  double worst = NAN;
+  for (const plot::Point& p : points)
+    if (p.valid && p.overhead.present() && !(worst >= p.overhead.median)) worst = p.overhead.median;
+  return worst;
+}
+
+double CaseView::MaxImpact() const {
+  double top = NAN;
+  for (const plot::ImpactBar& b : impact)
+    if (b.impact.present() && !(top >= b.impact.median)) top = b.impact.median;
+  return top;
+}
+
+bool ReadCase(const json& j, CaseView* out, std::string* error) {
+  if (!j.is_object() || !j.contains("points") || !j["points"].is_array()) {
+    if (error) *error = "not an nbcguard results file (no \"points\" array)";
+    return false;
+  }
+  CaseView v;
+  const json& c = j.contains("case") ? j["case"] : json::object();
+  v.name = Str(c, "name", "?");
+  v.collective = Str(c, "collective");
+  v.deployment = Str(c, "deployment", "?");
+  v.nodes = c.is_object() && c.contains("nodes") && c["nodes"].is_number() ? c["nodes"].get<int>() : 0;
+  v.threads = c.is_object() && c.contains("threads") && c["threads"].is_number() ? c["threads"].get<int>() : 0;
+  v.implementation = Str(j, "implementation_label");
+  const json& env = j.contains("environment") ? j["environment"] : json::object();
+  v.library = FirstLineOf(Str(env, "library_version", "unknown library"));
+  v.planned_comm = Numbers(env, "comm_targets");
+  v.planned_comp = Numbers(env, "comp_targets");
+  if (j.contains("reference") && j["reference"].is_object())
+    v.reference = Str(j["reference"], "behaviour", "unknown");
+
+  for (const json& p : j["points"]) {
+    plot::Point pt;
+    pt.comm = Num(p, "comm_target");
+    pt.comp = Num(p, "comp_target");
+    pt.valid = p.value("valid", false);
+    pt.invalid_reason = Str(p, "invalid_reason");
+    pt.diagnosis = Str(p, "diagnosis");
+    pt.overhead = ReadRatio(p, "r_overhead");
+    pt.comm_ratio = ReadRatio(p, "r_comm");
+    pt.slowdown = ReadRatio(p, "r_comp_slowdown");
+    pt.impact = ReadRatio(p, "r_mpi_impact");
+    v.points.push_back(pt);
+  }
+
+  // r_mpi_impact per computation time: the run's own list when it has one
+  // (it carries the reason when a size has no ratio), else the points'
+  // (every point of one computation time shares that time's ratio).
+  if (j.contains("mpi_impact") && j["mpi_impact"].is_array() && !j["mpi_impact"].empty()) {
+    for (const json& m : j["mpi_impact"]) {
+      plot::ImpactBar b;
+      b.comp = Num(m, "comp_target");
+      b.impact.median = Num(m, "r_mpi_impact");
+      if (m.contains("ci") && m["ci"].is_array() && m["ci"].size() == 2) {
+        b.impact.lo = m["ci"][0].is_number() ? m["ci"][0].get<double>() : NAN;
+        b.impact.hi = m["ci"][1].is_number() ? m["ci"][1].get<double>() : NAN;
+      }
+      b.error = Str(m, "error");
+      if (!b.impact.present() && b.error.empty()) b.error = "not measured";
+      v.impact.push_back(b);
+    }
+  } else {
+    std::map<double, plot::ImpactBar> by_comp;
+    for (const plot::Point& p : v.points) {
+      plot::ImpactBar& b = by_comp[p.comp];
+      b.comp = p.comp;
+      if (!b.impact.present() && p.impact.present()) b.impact = p.impact;
+    }
+    for (auto& [comp, b] : by_comp) {
+      if (!b.impact.present()) b.error = "not measured";
+      v.impact.push_back(b);
+    }
+  }
+  std::sort(v.impact.begin(), v.impact.end(),
+            [](const plot::ImpactBar& a, const plot::ImpactBar& b) { return a.comp < b.comp; });
+
+  // The test's outcome as RunOne decides it: a conformance or harness
+  // failure outranks the threshold verdict (which may still read PASS for
+  // the points that completed).
+  const json& verdict = j.contains("verdict") ? j["verdict"] : json::object();
+  v.verdict_summary = Str(verdict, "summary", "no verdict");
+  const std::string conformance = Str(j, "conformance_error"), harness = Str(j, "harness_error"),
+                    no_mpi = Str(j, "no_mpi_error");
+  const bool no_thresholds = Str(verdict, "threshold_file") == "(none)";
+  if (!conformance.empty()) v.failures.push_back("conformance failure: " + conformance);
+  if (!harness.empty()) v.failures.push_back(harness);
+  if (no_thresholds) v.failures.push_back("no threshold file matches the running library (" + v.library + ")");
+  std::string first_limit;
+  if (verdict.is_object() && verdict.contains("failures") && verdict["failures"].is_array()) {
+    for (const json& f : verdict["failures"]) {
+      v.failures.push_back(Str(f, "message", "limit exceeded"));
+      // The full message starts with the rule's file and line; a table
+      // cell needs where, what and why: "comm=8ms comp=2ms: r_overhead 2.35
+      // > max 1.50 (contention)".
+      if (first_limit.empty() && f.contains("measured") && f.contains("limit")) {
+        const bool is_max = Str(f, "kind", "max") == "max";
+        first_limit = "comm=" + FormatDuration(Num(f, "comm_target")) + " comp=" + FormatDuration(Num(f, "comp_target")) +
+                      ": " + Str(f, "metric", "?") + " " + plot::FormatRatio(Num(f["measured"], "median")) +
+                      (is_max ? " > max " : " < min ") + plot::FormatRatio(Num(f, "limit")) +
+                      (Str(f, "diagnosis").empty() ? "" : " (" + Str(f, "diagnosis") + ")");
+      }
+    }
+  }
+  const bool outranked = !conformance.empty() || !harness.empty() || no_thresholds;  // failures before the limits
+  if (!no_mpi.empty()) v.failures.push_back("r_mpi_impact: " + no_mpi);
+  if (verdict.is_object() && verdict.contains("invalid") && verdict["invalid"].is_array())
+    for (const json& s : verdict["invalid"])
+      if (s.is_string()) v.failures.push_back(s.get<std::string>());
+  if (verdict.is_object() && verdict.contains("within_noise") && verdict["within_noise"].is_array())
+    for (const json& f : verdict["within_noise"]) v.within_noise.push_back(Str(f, "message"));
+
+  const bool verdict_pass = verdict.is_object() && verdict.value("pass", false);
+  v.pass = verdict_pass && conformance.empty() && harness.empty() && no_mpi.empty() && !no_thresholds;
+  v.status = !conformance.empty() ? "CONFORMANCE FAILURE" : !harness.empty() ? "HARNESS FAILED" : v.pass ? "PASS" : "FAIL";
+  if (!v.pass && v.failures.empty()) v.failures.push_back(v.verdict_summary);
+  if (!v.failures.empty()) v.headline = !outranked && !first_limit.empty() ? first_limit : v.failures.front();
+  *out = std::move(v);
+  return true;
+}
+
+}  // namespace nbcguard::report

@@ -1,0 +1,43 @@
+// One results.json ("nbcguard-results/1") read into what the pictures and
+// the run summary show. Reading is forgiving: a field that is missing or
+// null becomes "unknown" / NaN, because a summary of a broken run is exactly
+// when the summary is needed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/plot_model.h"
+
+namespace nbcguard::report {
+
+struct CaseView {
+  std::string name, collective, deployment, implementation;
+  int nodes = 0, threads = 0;
+  std::string library;    // first line of MPI_Get_library_version
+  std::string reference;  // reference behaviour's name; empty = the library's own progression
+  bool pass = false;
+  std::string status;     // PASS, FAIL, HARNESS FAILED, CONFORMANCE FAILURE
+  std::string verdict_summary;
+  std::vector<std::string> failures;      // why the test failed, most important first
+  std::string headline;                   // the first failure, short enough for a table cell
+  std::vector<std::string> within_noise;  // limits exceeded by the median but not the interval
+  std::vector<plot::Point> points;
+  std::vector<double> planned_comm, planned_comp;  // the grid the run was asked for
+  std::vector<plot::ImpactBar> impact;
+
+  // The title line the pictures and the summary share:
+  // "ialltoall, 4 ranks x 1 thread, deployment progress".
+  std::string Title() const;
+  int ValidPoints() const;
+  double WorstOverhead() const;  // NaN when no valid point has one
+  double MaxImpact() const;      // NaN when none was measured
+};
+
+// Fails (false, *error set) only when the document is not a results file at
+// all; everything inside is read leniently.
+bool ReadCase(const nlohmann::json& results, CaseView* out, std::string* error);
+
+}  // namespace nbcguard::report

@@ -1,0 +1,57 @@
+# nbcguard summary --format text and markdown on a copy of the fixtures.
+file(REMOVE_RECURSE "${OUT}")
+file(COPY "${FIXTURES}/" DESTINATION "${OUT}/results")
+
+function(expect text what)
+  string(FIND "${text}" "${what}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "expected '${what}' in:\n${text}")
+  endif()
+endfunction()
+
+execute_process(COMMAND "${DRIVER}" summary "${OUT}/results" RESULT_VARIABLE rc OUTPUT_VARIABLE text)
+message("${text}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nbcguard summary exited ${rc}")
+endif()
+expect("${text}" "6 test(s): 3 passed, 3 failed")
+expect("${text}" "reference-cpu-thief (REFERENCE cpu-thief)")
+# First line of the multi-line MPICH version only.
+expect("${text}" "MPICH Version: 4.0.2  ")
+expect("${text}" "11/12")
+expect("${text}" "0/2")
+expect("${text}" "2.76")
+expect("${text}" "r_mpi_impact: a rank started its computation with MPI idle late")
+
+execute_process(COMMAND "${DRIVER}" summary "${OUT}/results" --format markdown --output "${OUT}/summary.md"
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nbcguard summary --format markdown exited ${rc}")
+endif()
+file(READ "${OUT}/summary.md" md)
+message("${md}")
+expect("${md}" "| case | ranks | deployment | library | points | worst r_overhead | max r_mpi_impact | verdict | first failure |")
+expect("${md}" "| --- | ---: |")
+expect("${md}" "**FAIL**")
+expect("${md}" "### Failures")
+# A '<' from a message must not open an HTML tag in a merge-request comment.
+expect("${md}" "\\<shared cores>")
+
+# The metrics report of the same run: OpenMetrics text, the implementation in
+# every metric's name, one family per name, ended by # EOF.
+execute_process(COMMAND "${DRIVER}" summary "${OUT}/results" --format openmetrics --output "${OUT}/metrics.txt"
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nbcguard summary --format openmetrics exited ${rc}")
+endif()
+file(READ "${OUT}/metrics.txt" om)
+expect("${om}" "# TYPE nbcguard_mpich_verdict_pass gauge\n")
+expect("${om}" "# TYPE nbcguard_openmpi_verdict_pass gauge\n")
+# 2.35 is the worst median inside the checked diagonal band; 3.1 lies outside it.
+expect("${om}" "nbcguard_mpich_r_overhead_worst{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\"} 2.35\n")
+if(NOT om MATCHES "# EOF\n$")
+  message(FATAL_ERROR "the metrics report does not end with # EOF")
+endif()
+if(om MATCHES "[Nn]a[Nn]")
+  message(FATAL_ERROR "NaN in the metrics report")
+endif()

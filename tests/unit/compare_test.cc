@@ -1,0 +1,356 @@
+#include "nbcguard/compare.h"
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace nbcguard {
+namespace {
+
+using json = nlohmann::json;
+
+// n values evenly spread over [center - width/2, center + width/2]: a
+// deterministic stand-in for noisy repetitions (only ranks matter).
+std::vector<double> Spreadout(double center, double width, int n = 15) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(center + width * (n == 1 ? 0.0 : i / (n - 1.0) - 0.5));
+  return v;
+}
+
+RatioSamples R(std::vector<double> values) {
+  RatioSamples r;
+  r.values = std::move(values);
+  r.summary = Summarize(r.values);
+  return r;
+}
+
+// ------------------------------------------------------------ rank sum --
+
+TEST(RankSumTest, SeparatedSamplesHaveTheSmallestNormalApproximationP) {
+  // U = 9 of 9 pairs; mean 4.5, variance 3*3*7/12; z = (9 - 4.5 - 0.5) / sd.
+  const RankSum r = RankSumGreater({4, 5, 6}, {1, 2, 3});
+  EXPECT_DOUBLE_EQ(r.u, 9);
+  EXPECT_NEAR(r.p, 0.0404278, 1e-6);
+  // The other direction is not significant at all.
+  EXPECT_GT(RankSumGreater({1, 2, 3}, {4, 5, 6}).p, 0.95);
+}
+
+TEST(RankSumTest, TiesGetMidRanksAndShrinkTheVariance) {
+  // Pool 0y 1x 2x 2y 2y 3x: the three 2s share rank 4; R_x = 2 + 4 + 6,
+  // U = 12 - 6 = 6; variance 9/12 * (7 - (27 - 3) / 30) = 4.65.
+  const RankSum r = RankSumGreater({1, 2, 3}, {2, 2, 0});
+  EXPECT_DOUBLE_EQ(r.u, 6);
+  EXPECT_NEAR(r.z, 1.0 / std::sqrt(4.65), 1e-12);
+  EXPECT_NEAR(r.p, 0.3214174, 1e-6);
+}
+
+TEST(RankSumTest, SmallestPossiblePDependsOnlyOnTheSampleSizes) {
+  EXPECT_NEAR(SmallestP(3, 3), 0.0404278, 1e-6);
+  EXPECT_GT(SmallestP(4, 4), 0.01);  // r_mpi_impact's 3-4 rounds can never be significant at 0.01
+  EXPECT_LT(SmallestP(5, 5), 0.01);
+  EXPECT_LT(SmallestP(9, 9), 3e-4);
+  EXPECT_EQ(SmallestP(0, 9), 1);
+}
+
+TEST(RankSumTest, NoEvidenceGivesPOne) {
+  EXPECT_EQ(RankSumGreater({}, {1, 2}).p, 1);
+  EXPECT_EQ(RankSumGreater({1, 2}, {}).p, 1);
+  EXPECT_EQ(RankSumGreater({2, 2, 2}, {2, 2}).p, 1);  // all tied: variance 0
+  EXPECT_EQ(RankSumGreater({NAN, NAN}, {1, 2}).n_x, 0);
+}
+
+// ------------------------------------------------------- one ratio --
+
+TEST(DecideRatioTest, ClearShiftBeyondToleranceIsARegression) {
+  const RatioDecision d = DecideRatio(Metric::kOverhead, R(Spreadout(0.1, 0.1)), R(Spreadout(0.9, 0.1)), {});
+  EXPECT_NEAR(d.difference, 0.8, 1e-12);
+  EXPECT_TRUE(d.regression);
+  EXPECT_LT(d.p_worse, 1e-4);
+  EXPECT_FALSE(d.improvement);
+}
+
+TEST(DecideRatioTest, SameDistributionIsNothing) {
+  const RatioDecision d = DecideRatio(Metric::kComm, R(Spreadout(1.0, 0.2)), R(Spreadout(1.0, 0.2)), {});
+  EXPECT_FALSE(d.regression);
+  EXPECT_FALSE(d.improvement);
+  EXPECT_GT(d.p_worse, 0.5);
+}
+
+TEST(DecideRatioTest, ShiftSmallerThanToleranceIsNotARegressionEvenWhenSignificant) {
+  const RatioSamples base = R(Spreadout(0.1, 0.02)), now = R(Spreadout(0.3, 0.02));
+  // The shift itself is beyond doubt ...
+  EXPECT_LT(RankSumGreater(now.values, base.values).p, 1e-4);
+  // ... but 0.2 is within the 0.25 tolerance.
+  const RatioDecision d = DecideRatio(Metric::kOverhead, base, now, {});
+  EXPECT_FALSE(d.regression);
+  EXPECT_FALSE(d.worse_beyond_tolerance);
+  // A tolerance below the shift makes it one: the test above can fail.
+  CompareOptions tight;
+  tight.tolerance_absolute = 0.1;
+  EXPECT_TRUE(DecideRatio(Metric::kOverhead, base, now, tight).regression);
+}
+
+TEST(DecideRatioTest, MedianJustPastToleranceInWideNoiseIsNotSignificant) {
+  // Medians 0.30 apart (> 0.25), but the samples spread over 2.0: that the
+  // worsening exceeds 0.25 is not shown.
+  const RatioDecision d = DecideRatio(Metric::kOverhead, R(Spreadout(0.1, 2.0)), R(Spreadout(0.4, 2.0)), {});
+  EXPECT_GT(d.difference, 0.25);
+  EXPECT_TRUE(d.worse_beyond_tolerance);
+  EXPECT_FALSE(d.regression);
+  EXPECT_GT(d.p_worse, 0.1);
+}
+
+TEST(DecideRatioTest, BigShiftOnTooFewSamplesIsNotSignificant) {
+  // 3 against 3 (r_mpi_impact's fewest rounds): the smallest p is 0.04.
+  const RatioSamples base = R({1.0, 1.01, 1.02}), now = R({3.0, 3.01, 3.02});
+  const RatioDecision d = DecideRatio(Metric::kMpiImpact, base, now, {});
+  EXPECT_GT(d.difference, 1.9);
+  EXPECT_FALSE(d.regression);
+  EXPECT_NEAR(d.p_worse, 0.0404278, 1e-6);
+  // At alpha 0.05 the same samples would be: the decision rests on alpha.
+  CompareOptions loose;
+  loose.alpha = 0.05;
+  EXPECT_TRUE(DecideRatio(Metric::kMpiImpact, base, now, loose).regression);
+  // Nine rounds a side, separated, are enough at the default alpha.
+  EXPECT_TRUE(DecideRatio(Metric::kMpiImpact, R(Spreadout(1.0, 0.05, 9)), R(Spreadout(2.0, 0.1, 9)), {}).regression);
+}
+
+TEST(DecideRatioTest, OverlappingBimodalSamplesWithABigMedianShiftAreNotSignificant) {
+  // Serialized or not, sample by sample: 7 of 15 slow before, 8 of 15 now.
+  // The median jumps from 0 to 1, the samples barely changed.
+  std::vector<double> base(15, 0.0), now(15, 0.0);
+  for (int i = 0; i < 7; ++i) base[i] = 1.0;
+  for (int i = 0; i < 8; ++i) now[i] = 1.0;
+  const RatioDecision d = DecideRatio(Metric::kOverhead, R(base), R(now), {});
+  EXPECT_DOUBLE_EQ(d.difference, 1.0);
+  EXPECT_FALSE(d.regression);
+}
+
+TEST(DecideRatioTest, RelativeRatiosUseTheRelativeTolerance) {
+  const RatioSamples base = R(Spreadout(1.0, 0.02));
+  EXPECT_TRUE(DecideRatio(Metric::kCompSlowdown, base, R(Spreadout(1.3, 0.02)), {}).regression);
+  // 10 % slower, beyond noise, but within 15 %.
+  EXPECT_FALSE(DecideRatio(Metric::kCompSlowdown, base, R(Spreadout(1.1, 0.02)), {}).regression);
+  // Near 2 (an idle progress thread's r_mpi_impact), +0.2 is 10 %: within 15 %.
+  EXPECT_FALSE(DecideRatio(Metric::kMpiImpact, R(Spreadout(2.0, 0.02, 9)), R(Spreadout(2.2, 0.02, 9)), {}).regression);
+  EXPECT_NEAR(DecideRatio(Metric::kMpiImpact, R(Spreadout(2.0, 0.02, 9)), R(Spreadout(2.2, 0.02, 9)), {}).difference,
+              0.1, 1e-12);
+}
+
+TEST(DecideRatioTest, ImprovementsAreTheSameTestTheOtherWay) {
+  const RatioDecision d = DecideRatio(Metric::kOverhead, R(Spreadout(1.0, 0.1)), R(Spreadout(0.1, 0.1)), {});
+  EXPECT_TRUE(d.improvement);
+  EXPECT_FALSE(d.regression);
+  EXPECT_LT(d.p_better, 1e-4);
+  // Relative: better by 15 % is new < base / 1.15.
+  EXPECT_TRUE(DecideRatio(Metric::kCompSlowdown, R(Spreadout(1.5, 0.02)), R(Spreadout(1.0, 0.02)), {}).improvement);
+  EXPECT_FALSE(DecideRatio(Metric::kCompSlowdown, R(Spreadout(1.1, 0.02)), R(Spreadout(1.0, 0.02)), {}).improvement);
+}
+
+// ------------------------------------------------------- whole runs --
+
+PointSamples Point(double comm, double comp, double overhead_center) {
+  PointSamples p;
+  p.comm_target = comm;
+  p.comp_target = comp;
+  p.valid = true;
+  p.diagnosis = "overlap";
+  p.ratios[Metric::kOverhead] = R(Spreadout(overhead_center, 0.1));
+  p.ratios[Metric::kComm] = R(Spreadout(0.1, 0.1));
+  p.ratios[Metric::kCompSlowdown] = R(Spreadout(1.0, 0.05));
+  return p;
+}
+
+PointSamples Invalid(double comm, double comp, const std::string& why) {
+  PointSamples p;
+  p.comm_target = comm;
+  p.comp_target = comp;
+  p.invalid_reason = why;
+  p.diagnosis = "invalid";
+  return p;
+}
+
+TestResults Run1(const std::string& name, const std::string& version = "MPICH Version:\t4.0.2") {
+  TestResults t;
+  t.key = {"mpich", name, "ibcast", "basic", 2};
+  t.library_version = version;
+  t.source = name + "/results.json";
+  t.points = {Point(1e-3, 2e-3, 0.05), Point(1e-3, 4e-3, 0.05)};
+  t.mpi_impact[2e-3] = R(Spreadout(1.0, 0.05, 9));
+  t.mpi_impact[4e-3] = R(Spreadout(1.0, 0.05, 9));
+  return t;
+}
+
+bool Has(const Comparison& c, const std::string& test, const std::string& where, const std::string& reason_part) {
+  for (const Unmatched& u : c.unmatched)
+    if (u.test == test && u.where == where && u.reason.find(reason_part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(CompareTest, IdenticalRunsHaveNothingToReport) {
+  const std::vector<TestResults> run = {Run1("a"), Run1("b")};
+  const Comparison c = Compare(run, run, {});
+  EXPECT_TRUE(c.regressions.empty());
+  EXPECT_TRUE(c.improvements.empty());
+  EXPECT_TRUE(c.unmatched.empty());
+  EXPECT_EQ(c.tests, 2);
+  EXPECT_EQ(c.points, 4);
+  EXPECT_EQ(c.checks, 4 * 3 + 2 * 2);  // 3 ratios per point, r_mpi_impact per computation row
+}
+
+TEST(CompareTest, RegressionsNameTestPointRatioAndDiagnosis) {
+  TestResults now = Run1("a");
+  now.points[1].ratios[Metric::kOverhead] = R(Spreadout(1.0, 0.1));
+  now.points[1].diagnosis = "no-progression";
+  now.mpi_impact[4e-3] = R(Spreadout(2.0, 0.1, 9));
+  const Comparison c = Compare({Run1("a")}, {now}, {});
+  ASSERT_EQ(c.regressions.size(), 2u);
+  const Change& r = c.regressions[0];
+  EXPECT_EQ(r.test.Name(), "mpich.a.n2.basic");
+  EXPECT_EQ(PointName(r.comm_target, r.comp_target), "1ms x 4ms");
+  EXPECT_EQ(r.metric, Metric::kOverhead);
+  EXPECT_EQ(r.diagnosis, "no-progression");
+  EXPECT_NEAR(r.difference, 0.95, 1e-12);
+  // r_mpi_impact: one line for the computation row, not one per point.
+  EXPECT_EQ(c.regressions[1].metric, Metric::kMpiImpact);
+  EXPECT_EQ(PointName(c.regressions[1].comm_target, c.regressions[1].comp_target), "* x 4ms");
+  // The other way round it is an improvement, not a regression.
+  const Comparison back = Compare({now}, {Run1("a")}, {});
+  EXPECT_TRUE(back.regressions.empty());
+  EXPECT_EQ(back.improvements.size(), 2u);
+}
+
+TEST(CompareTest, WhatCannotBeComparedIsListed) {
+  TestResults version_b = Run1("version"), version_n = Run1("version", "MPICH Version:\t4.1.0");
+  TestResults ref_b = Run1("ref"), ref_n = Run1("ref");
+  ref_b.reference = {{"behaviour", "background"}};
+  ref_n.reference = {{"behaviour", "deferred"}};
+  TestResults grid_b = Run1("grid"), grid_n = Run1("grid");
+  grid_b.points.push_back(Point(2e-3, 2e-3, 0.05));        // only in the baseline
+  grid_n.points.push_back(Point(4e-3, 2e-3, 0.05));        // only in the new run
+  grid_b.points.push_back(Point(2e-3, 4e-3, 0.05));
+  grid_n.points.push_back(Invalid(2e-3, 4e-3, "communication calibration failed for 2ms"));
+  grid_n.mpi_impact[4e-3].missing = "no measurement without MPI for this size";
+  const std::vector<TestResults> base = {Run1("removed"), version_b, ref_b, grid_b};
+  const std::vector<TestResults> now = {Run1("added"), version_n, ref_n, grid_n};
+  const Comparison c = Compare(base, now, {});
+  EXPECT_TRUE(Has(c, "mpich.removed.n2.basic", "", "only in the baseline"));
+  EXPECT_TRUE(Has(c, "mpich.added.n2.basic", "", "only in the new run"));
+  EXPECT_TRUE(Has(c, "mpich.version.n2.basic", "", "not comparable: library version changed"));
+  EXPECT_TRUE(Has(c, "mpich.ref.n2.basic", "", "not comparable: reference behaviour changed (background -> deferred)"));
+  EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "2ms x 2ms", "only in the baseline"));
+  EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "4ms x 2ms", "only in the new run"));
+  EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "2ms x 4ms", "invalid in the new run: communication calibration"));
+  EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "* x 4ms r_mpi_impact", "not measured in the new run"));
+  EXPECT_EQ(c.unmatched.size(), 8u);
+  EXPECT_EQ(c.tests, 1);   // only "grid" was compared
+  EXPECT_EQ(c.points, 2);  // its two common valid points
+  EXPECT_TRUE(c.regressions.empty());
+
+  // For testing the comparison itself, reference behaviours may be compared.
+  CompareOptions ignore;
+  ignore.ignore_reference = true;
+  const Comparison i = Compare({ref_b}, {ref_n}, ignore);
+  EXPECT_TRUE(i.unmatched.empty());
+  EXPECT_EQ(i.tests, 1);
+  ASSERT_EQ(i.notes.size(), 1u);
+  EXPECT_NE(i.notes[0].find("background -> deferred"), std::string::npos);
+}
+
+TEST(CompareTest, AWorseningTheSamplesCannotConfirmIsWithinNoise) {
+  // r_mpi_impact from 1.0 to 3.0, on 3 rounds a side (p >= 0.04).
+  TestResults b = Run1("a"), n = Run1("a");
+  b.mpi_impact[2e-3] = R({1.0, 1.01, 1.02});
+  n.mpi_impact[2e-3] = R({3.0, 3.01, 3.02});
+  const Comparison c = Compare({b}, {n}, {});
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(c.within_noise.size(), 1u);
+  EXPECT_EQ(c.within_noise[0].metric, Metric::kMpiImpact);
+  EXPECT_NEAR(c.within_noise[0].p, SmallestP(3, 3), 1e-12);
+  // The way back is not listed as within noise (only worsenings are).
+  EXPECT_TRUE(Compare({n}, {b}, {}).within_noise.empty());
+}
+
+TEST(CompareTest, TwoResultsForOneTestAreAmbiguous) {
+  const Comparison c = Compare({Run1("a"), Run1("a")}, {Run1("a")}, {});
+  EXPECT_TRUE(Has(c, "mpich.a.n2.basic", "", "not comparable: 2 results for this test in the baseline"));
+  EXPECT_EQ(c.tests, 0);
+}
+
+TEST(CompareTest, DeploymentEnvironmentChangesAreNotedNotRefused) {
+  TestResults b = Run1("a"), n = Run1("a");
+  b.deployment_environment = {{"MPIR_CVAR_ASYNC_PROGRESS", "1"}};
+  n.deployment_environment = {{"MPIR_CVAR_ASYNC_PROGRESS", "0"}};
+  const Comparison c = Compare({b}, {n}, {});
+  EXPECT_EQ(c.tests, 1);
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_NE(c.notes[0].find("MPIR_CVAR_ASYNC_PROGRESS \"1\" -> \"0\""), std::string::npos);
+}
+
+// ------------------------------------------------- results.json files --
+
+json Load(const std::string& relative) {
+  std::ifstream f(std::string(NBCGUARD_TEST_DATA) + "/compare/" + relative);
+  return json::parse(f);
+}
+
+TEST(ParseTestResultsTest, RecomputedRatiosAreThoseTheRunReported) {
+  for (const char* file : {"baseline/ibcast/n2/basic/results.json", "baseline/ireduce/n2/basic/results.json"}) {
+    const json j = Load(file);
+    std::string error;
+    const std::optional<TestResults> t = ParseTestResults(j, file, &error);
+    ASSERT_TRUE(t) << error;
+    EXPECT_EQ(t->key.Name(), "openmpi." + j["case"]["name"].get<std::string>() + ".n2.basic");
+    EXPECT_EQ(t->library_version.find('\n'), std::string::npos);
+    ASSERT_EQ(t->points.size(), j["points"].size());
+    for (std::size_t i = 0; i < t->points.size(); ++i) {
+      const json& jp = j["points"][i];
+      ASSERT_TRUE(t->points[i].valid);
+      for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown}) {
+        const Spread& s = t->points[i].ratios.at(m).summary;
+        EXPECT_DOUBLE_EQ(s.median, jp[MetricName(m)]["median"].get<double>()) << file << " " << MetricName(m);
+        EXPECT_DOUBLE_EQ(s.lo, jp[MetricName(m)]["ci_lo"].get<double>());
+        EXPECT_DOUBLE_EQ(s.hi, jp[MetricName(m)]["ci_hi"].get<double>());
+        EXPECT_EQ(s.n, jp[MetricName(m)]["n"].get<int>());
+      }
+    }
+    for (const json& row : j["mpi_impact"])
+      EXPECT_DOUBLE_EQ(t->mpi_impact.at(row["comp_target"].get<double>()).summary.median,
+                       row["r_mpi_impact"].get<double>());
+  }
+}
+
+TEST(ParseTestResultsTest, OtherDocumentsAreRefusedWithTheReason) {
+  std::string error;
+  EXPECT_FALSE(ParseTestResults(json{{"schema", "nbcguard-results/0"}}, "x.json", &error));
+  EXPECT_NE(error.find("x.json: schema is 'nbcguard-results/0'"), std::string::npos);
+  EXPECT_FALSE(ParseTestResults(json::array(), "y.json", &error));
+}
+
+TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryPointAndNothingElse) {
+  std::vector<TestResults> base, now;
+  for (const char* f : {"baseline/ibcast/n2/basic/results.json", "baseline/ireduce/n2/basic/results.json"})
+    base.push_back(*ParseTestResults(Load(f), f, nullptr));
+  for (const char* f : {"run/ibcast/n2/basic/results.json", "run/iallgather/n2/basic/results.json"})
+    now.push_back(*ParseTestResults(Load(f), f, nullptr));
+  const Comparison c = Compare(base, now, {});
+  ASSERT_EQ(c.regressions.size(), 4u);
+  for (const Change& r : c.regressions) {
+    EXPECT_EQ(r.metric, Metric::kOverhead);
+    EXPECT_EQ(r.test.Name(), "openmpi.ibcast.n2.basic");
+    EXPECT_NEAR(r.difference, 0.6, 0.05);  // the reference medians moved nothing
+  }
+  EXPECT_TRUE(Has(c, "openmpi.ireduce.n2.basic", "", "only in the baseline"));
+  EXPECT_TRUE(Has(c, "openmpi.iallgather.n2.basic", "", "only in the new run"));
+  EXPECT_EQ(c.unmatched.size(), 2u);
+  // And the real baseline against itself: nothing.
+  const Comparison same = Compare(base, base, {});
+  EXPECT_TRUE(same.regressions.empty() && same.improvements.empty() && same.unmatched.empty());
+}
+
+}  // namespace
+}  // namespace nbcguard

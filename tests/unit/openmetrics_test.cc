@@ -1,0 +1,84 @@
+#include "nbcguard/openmetrics.h"
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace nbcguard {
+namespace {
+
+using json = nlohmann::json;
+
+json Point(double comm, double comp, double overhead, double impact) {
+  return {{"comm_target", comm}, {"comp_target", comp}, {"valid", true},
+          {"r_overhead", {{"median", overhead}}}, {"r_mpi_impact", {{"median", impact}}}};
+}
+
+json Results(const std::string& impl, bool pass) {
+  return {{"implementation_label", impl},
+          {"case", {{"name", "ibcast"}, {"collective", "ibcast"}, {"nodes", 2}, {"deployment", "basic"}}},
+          {"clock_sync", json::array({{{"rank", 1}, {"min_rtt_s", 4e-7}}, {{"rank", 2}, {"min_rtt_s", 6e-7}}})},
+          {"points", json::array({Point(5e-4, 5e-4, 1.02, 1.01), Point(2e-3, 5e-4, 3.5, 1.2),
+                                  {{"comm_target", 2e-3}, {"comp_target", 2e-3}, {"valid", false}}})},
+          {"verdict", {{"pass", pass}, {"checked", json::array({json::array({5e-4, 5e-4})})},
+                       {"failures", json::array({{{"rule", "x"}}})}}}};
+}
+
+std::string Render(const std::vector<json>& r) {
+  std::ostringstream os;
+  WriteOpenMetrics(os, r);
+  return os.str();
+}
+
+TEST(OpenMetricsTest, KeyFiguresPerTestWithTheImplementationInTheName) {
+  const std::string text = Render({Results("mpich", false)});
+  const std::string labels = "{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\"}";
+  EXPECT_NE(text.find("nbcguard_mpich_verdict_pass" + labels + " 0\n"), std::string::npos) << text;
+  // Worst over the CHECKED region only: 3.5 is outside it.
+  EXPECT_NE(text.find("nbcguard_mpich_r_overhead_worst" + labels + " 1.02\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("nbcguard_mpich_r_mpi_impact_max" + labels + " 1.2\n"), std::string::npos);
+  EXPECT_NE(text.find("nbcguard_mpich_sync_precision_seconds" + labels + " 3e-07\n"), std::string::npos);
+  EXPECT_NE(text.find("nbcguard_mpich_invalid_points" + labels + " 1\n"), std::string::npos);
+  EXPECT_NE(text.find("nbcguard_mpich_limits_exceeded" + labels + " 1\n"), std::string::npos);
+  EXPECT_NE(text.find("nbcguard_mpich_r_overhead{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\","
+                      "deployment=\"basic\",comm=\"2ms\",comp=\"500us\"} 3.5\n"),
+            std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
+}
+
+TEST(OpenMetricsTest, FamiliesAreContiguousAndLibrariesNeverShareAName) {
+  const std::string text = Render({Results("openmpi", true), Results("mpich", true), Results("openmpi", true)});
+  // Each family's TYPE line appears once, and all its samples follow it
+  // before the next family starts.
+  std::istringstream in(text);
+  std::string line, family;
+  std::map<std::string, int> types;
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("# TYPE ", 0) == 0) {
+      family = l.substr(7, l.find(' ', 7) - 7);
+      ++types[family];
+    } else if (l[0] != '#') {
+      EXPECT_EQ(l.substr(0, l.find('{')), family) << l;
+    }
+  }
+  for (const auto& [name, n] : types) EXPECT_EQ(n, 1) << name;
+  EXPECT_TRUE(types.count("nbcguard_openmpi_verdict_pass"));
+  EXPECT_TRUE(types.count("nbcguard_mpich_verdict_pass"));
+}
+
+TEST(OpenMetricsTest, MissingFiguresAreLeftOutAndLabelsEscaped) {
+  json r = Results("Open MPI", true);
+  r["case"]["name"] = "we\"ird";
+  r["points"] = json::array();  // nothing measured
+  r["clock_sync"] = json::array();
+  const std::string text = Render({r});
+  EXPECT_EQ(text.find("r_overhead_worst"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sync_precision"), std::string::npos) << text;
+  EXPECT_EQ(text.find("NaN"), std::string::npos);
+  EXPECT_NE(text.find("nbcguard_open_mpi_verdict_pass{case=\"we\\\"ird\""), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace nbcguard
