@@ -12,8 +12,16 @@ packages=(
   nlohmann-json3-dev                # results.json
   libcli11-dev                      # command lines of the driver and harness
   libgtest-dev                      # unit tests
+  libcairo2-dev                     # heat-maps and r_mpi_impact bars (PNG, SVG)
+  fonts-dejavu-core                 # the pictures' font
+  chromium                          # screenshot test of the HTML run summary (skips without it)
   libomp-dev                        # (gcc's libgomp ships with gcc; kept for clang users)
+  rsync curl unzip ca-certificates  # the pipeline: gitlab-ci-local needs rsync; the nightly job fetches its baseline
 )
+# Node.js for gitlab-ci-local (tools/pipeline.sh); Debian's (18) is enough
+# where the machine has none of its own.
+command -v node >/dev/null 2>&1 || packages+=(nodejs)
+command -v npm >/dev/null 2>&1 || packages+=(npm)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,14 +30,26 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# gitlab-ci-local runs .gitlab-ci.yml here. 4.60.0 is pinned: it runs on
+# Node 18-20, newer releases need a newer Node.
+GITLAB_CI_LOCAL_VERSION=4.60.0
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+install_gitlab_ci_local() {
+  if [ "$(gitlab-ci-local --version 2>/dev/null)" != "$GITLAB_CI_LOCAL_VERSION" ]; then
+    echo "install-deps: installing gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION (npm)"
+    $SUDO npm install --global --no-fund --no-audit "gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION"
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
+  install_gitlab_ci_local
   exit 0
 fi
 
 echo "install-deps: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_gitlab_ci_local

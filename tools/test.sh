@@ -1,18 +1,12 @@
 #!/usr/bin/env bash
-# The test suite: installs what is missing, then for Open MPI and MPICH
-# configures, builds and runs `ctest` (unit tests, MPI integration tests and
-# the quick tier of cases/; the nightly tier is excluded by the test preset).
-# Both libraries always run; the exit code is non-zero if either failed.
+# The test suite: installs what is missing, then runs the project's GitLab
+# pipeline (.gitlab-ci.yml) on this machine with gitlab-ci-local, as a merge
+# request would (build Open MPI and MPICH, ctest -L quick: unit tests, MPI
+# integration tests, the CI tier of cases/) and as a nightly schedule would
+# (the dashboard script and the baseline comparison, on a short label
+# selection). Ends with one line "nbcguard: N passed, N failed, N skipped";
+# the exit code is non-zero if any job failed. See tools/pipeline.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh || exit 1
-
-status=0
-for preset in ${NBCGUARD_PRESETS:-openmpi mpich}; do
-  echo "=== nbcguard: $preset ==="
-  if ! cmake --workflow --preset "$preset"; then
-    echo "=== nbcguard: $preset FAILED ==="
-    status=1
-  fi
-done
-exit $status
+bash tools/pipeline.sh "${1:-both}"

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# One pipeline job for one MPI library, after the build job (.gitlab-ci.yml):
+#   bash tools/ci-job.sh test    <openmpi|mpich>   the CI tier: ctest -L quick
+#       (NBCGUARD_TEST_LABELS: another label regex)
+#   bash tools/ci-job.sh nightly <openmpi|mpich>   the nightly tier through the
+#       CTest dashboard script, each test also compared with the baseline
+#       (the last good night), then the whole run compared with it
+# Both write build/<mpi>/report/: junit.xml, metrics.txt (OpenMetrics),
+# summary.md, index.html (+ heat-maps beside each results.json); nightly adds
+# regressions.md. The exit code is the tests' (and the comparison's).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:?usage: ci-job.sh test|nightly MPI}
+mpi=${2:?usage: ci-job.sh test|nightly MPI}
+bin="build/$mpi"
+driver="$bin/harness/nbcguard"
+report="$bin/report"
+if [ ! -x "$driver" ]; then
+  echo "ci-job: $driver is missing: the build job of $mpi did not run or failed" >&2
+  exit 2
+fi
+rm -rf "$report" "$bin/results"
+mkdir -p "$report"
+status=0
+
+case "$kind" in
+  test)
+    ctest --test-dir "$bin" -L "${NBCGUARD_TEST_LABELS:-quick}" --output-on-failure --output-junit "$PWD/$report/junit.xml" || status=1
+    ;;
+  nightly)
+    # The baseline: given (NBCGUARD_BASELINE_ROOT/<mpi>), or this branch's
+    # last successful nightly job's artifacts on GitLab, or none (the first
+    # night: its results become the next night's baseline).
+    baseline=""
+    if [ -n "${NBCGUARD_BASELINE_ROOT:-}" ]; then
+      baseline="$NBCGUARD_BASELINE_ROOT/$mpi"
+      [ -d "$baseline" ] || { echo "ci-job: baseline $baseline does not exist" >&2; exit 2; }
+    elif [ -n "${CI_JOB_TOKEN:-}" ] && [ -n "${CI_API_V4_URL:-}" ]; then
+      job=$(printf 'nightly: [%s]' "$mpi" | sed 's/ /%20/g; s/:/%3A/g; s/\[/%5B/g; s/\]/%5D/g')
+      url="$CI_API_V4_URL/projects/$CI_PROJECT_ID/jobs/artifacts/$CI_COMMIT_REF_NAME/download?job=$job"
+      if curl --fail --silent --show-error --location --header "JOB-TOKEN: $CI_JOB_TOKEN" \
+              --output "$report/baseline.zip" "$url"; then
+        unzip -q -o "$report/baseline.zip" -d "$report/baseline-artifacts" "$bin/results/*" &&
+          baseline="$report/baseline-artifacts/$bin/results"
+      fi
+    fi
+    if [ -z "$baseline" ]; then
+      echo "ci-job: no baseline (first night, or none kept): thresholds only; this night's results become the baseline"
+    else
+      echo "ci-job: baseline $baseline"
+    fi
+    ctest -S tools/dashboard.cmake -DMPI="$mpi" -DBINARY_DIR="$PWD/$bin" \
+          -DLABELS="${NBCGUARD_NIGHTLY_LABELS:-^nightly\$}" -DEXCLUDE_LABELS="${NBCGUARD_NIGHTLY_EXCLUDE:-}" \
+          -DBASELINE="$baseline" -DCDASH_URL="${NBCGUARD_CDASH_URL:-}" -DJUNIT="$PWD/$report/junit.xml" \
+          -VV || status=1
+    if [ -n "$baseline" ]; then
+      "$driver" compare "$baseline" "$bin/results" --format markdown > "$report/regressions.md"
+      rc=$?
+      cat "$report/regressions.md"
+      [ $rc -eq 0 ] || status=1
+    fi
+    ;;
+  *)
+    echo "ci-job: unknown job kind '$kind' (test or nightly)" >&2
+    exit 2
+    ;;
+esac
+
+# What a person and the merge request see. A run in which no test wrote
+# results (all skipped, or the build broke) still gets its report files.
+if [ -d "$bin/results" ]; then
+  "$driver" summary "$bin/results" --format text || true
+  "$driver" summary "$bin/results" --format markdown --output "$report/summary.md" || status=1
+  "$driver" summary "$bin/results" --format html --output "$report/index.html" || status=1
+  "$driver" summary "$bin/results" --format openmetrics --output "$report/metrics.txt" || status=1
+else
+  echo "ci-job: no results under $bin/results" | tee "$report/summary.md"
+  : > "$report/metrics.txt"
+fi
+exit $status

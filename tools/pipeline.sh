@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs .gitlab-ci.yml on this machine as GitLab would, with gitlab-ci-local
+# (shell executor, one job at a time: the test jobs are timing measurements),
+# for both kinds of pipeline:
+#   1. merge request: build both libraries, then the CI tier (ctest -L quick);
+#   2. schedule: the nightly stage through the CTest dashboard script, with
+#      the merge-request run's results as the baseline. Kept short here: the
+#      labels NBCGUARD_LOCAL_NIGHTLY_LABELS (default: the ibcast tests of the
+#      CI tier) instead of the nightly tier's hours. Two normal runs, so the
+#      baseline comparison must find no regression.
+# Then prints one closing line counting the tests of both pipelines (from
+# their JUnit files). Exit code: non-zero if either pipeline failed.
+# NBCGUARD_TEST_LABELS narrows the merge-request tests (default: quick).
+#   bash tools/pipeline.sh [mr|schedule|both]     (default both)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-both}
+glci=(gitlab-ci-local --force-shell-executor --concurrency 1 --max-job-name-padding 0 --no-color)
+keep=build/pipeline
+status=0
+
+junit_counts() {  # prints "tests failures skipped" summed over the files given
+  local t=0 f=0 s=0 file line
+  for file in "$@"; do
+    [ -f "$file" ] || continue
+    line=$(grep -m1 -o '<testsuite [^>]*>' "$file")
+    t=$((t + $(sed -n 's/.* tests="\([0-9]*\)".*/\1/p' <<<"$line")))
+    f=$((f + $(sed -n 's/.* failures="\([0-9]*\)".*/\1/p' <<<"$line")))
+    s=$((s + $(sed -n 's/.* skipped="\([0-9]*\)".*/\1/p' <<<"$line")))
+  done
+  echo "$t $f $s"
+}
+
+junits=()
+keep_reports() {  # keep_reports mr|schedule: what the pipeline left in build/<mpi>/
+  rm -rf "${keep:?}/$1"
+  for mpi in openmpi mpich; do
+    mkdir -p "$keep/$1/$mpi"
+    cp -r "build/$mpi/report" "build/$mpi/results" "$keep/$1/$mpi/" 2>/dev/null
+    junits+=("$keep/$1/$mpi/report/junit.xml")
+  done
+}
+
+if [ "$which" = mr ] || [ "$which" = both ]; then
+  echo "=== pipeline: merge request (build, test: ctest -L quick) ==="
+  mr_vars=(--variable CI_PIPELINE_SOURCE=merge_request_event)
+  [ -n "${NBCGUARD_TEST_LABELS:-}" ] && mr_vars+=(--variable "NBCGUARD_TEST_LABELS=$NBCGUARD_TEST_LABELS")
+  "${glci[@]}" "${mr_vars[@]}" || status=1
+  keep_reports mr
+fi
+
+if [ "$which" = schedule ] || [ "$which" = both ]; then
+  echo "=== pipeline: schedule (build, nightly: dashboard script + baseline comparison) ==="
+  rm -rf "$keep/baseline"
+  for mpi in openmpi mpich; do
+    if [ -d "$keep/mr/$mpi/results" ]; then
+      mkdir -p "$keep/baseline"
+      cp -r "$keep/mr/$mpi/results" "$keep/baseline/$mpi"
+    fi
+  done
+  vars=(--variable CI_PIPELINE_SOURCE=schedule
+        --variable "NBCGUARD_NIGHTLY_LABELS=${NBCGUARD_LOCAL_NIGHTLY_LABELS:-ibcast}"
+        --variable "NBCGUARD_NIGHTLY_EXCLUDE=nightly")
+  [ -d "$keep/baseline" ] && vars+=(--variable "NBCGUARD_BASELINE_ROOT=$PWD/$keep/baseline")
+  "${glci[@]}" "${vars[@]}" || status=1
+  keep_reports schedule
+fi
+
+read -r tests failed skipped < <(junit_counts "${junits[@]}")
+echo "pipelines: reports in $keep/{mr,schedule}/<library>/report (junit.xml, metrics.txt, summary.md, index.html)"
+if [ "$tests" -eq 0 ]; then
+  echo "pipelines: no test ran"
+  status=1
+fi
+echo "nbcguard: $((tests - failed - skipped)) passed, $failed failed, $skipped skipped"
+exit $status
