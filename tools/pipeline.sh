@@ -23,7 +23,7 @@ junit_counts() {  # prints "tests failures skipped" summed over the files given
   local t=0 f=0 s=0 file line
   for file in "$@"; do
     [ -f "$file" ] || continue
-    line=$(grep -m1 -o '<testsuite [^>]*>' "$file")
+    line=$(tr '\n\t' '  ' < "$file" | grep -m1 -o '<testsuite [^>]*>')  # ctest splits it over lines
     t=$((t + $(sed -n 's/.* tests="\([0-9]*\)".*/\1/p' <<<"$line")))
     f=$((f + $(sed -n 's/.* failures="\([0-9]*\)".*/\1/p' <<<"$line")))
     s=$((s + $(sed -n 's/.* skipped="\([0-9]*\)".*/\1/p' <<<"$line")))

@@ -7,7 +7,7 @@
 #   the same with --ignore-reference (for testing the comparison only): a
 #     regression in r_overhead and r_comm at every grid point, exit 1.
 # Arguments: DRIVER, CONFIG, OUT, CASE, IMPL, CHECKER (nbcguard-reference-check).
-set(points "2ms x 4ms" "2ms x 8ms")  # the case's grid, as compare names it
+set(points "2ms x 3ms" "2ms x 4ms")  # the case's grid, as compare names it
 set(test "${IMPL}.ref-compare.n2.basic")
 
 # Each run also exercises the nightly mode (run --baseline): the first has
