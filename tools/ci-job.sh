@@ -33,8 +33,12 @@ case "$kind" in
     # night: its results become the next night's baseline).
     baseline=""
     if [ -n "${NBCGUARD_BASELINE_ROOT:-}" ]; then
-      baseline="$NBCGUARD_BASELINE_ROOT/$mpi"
-      [ -d "$baseline" ] || { echo "ci-job: baseline $baseline does not exist" >&2; exit 2; }
+      [ -d "$NBCGUARD_BASELINE_ROOT" ] || { echo "ci-job: NBCGUARD_BASELINE_ROOT $NBCGUARD_BASELINE_ROOT does not exist" >&2; exit 2; }
+      if [ -d "$NBCGUARD_BASELINE_ROOT/$mpi" ]; then
+        baseline="$NBCGUARD_BASELINE_ROOT/$mpi"
+      else
+        echo "ci-job: NBCGUARD_BASELINE_ROOT has no $mpi/ directory"
+      fi
     elif [ -n "${CI_JOB_TOKEN:-}" ] && [ -n "${CI_API_V4_URL:-}" ]; then
       job=$(printf 'nightly: [%s]' "$mpi" | sed 's/ /%20/g; s/:/%3A/g; s/\[/%5B/g; s/\]/%5D/g')
       url="$CI_API_V4_URL/projects/$CI_PROJECT_ID/jobs/artifacts/$CI_COMMIT_REF_NAME/download?job=$job"
