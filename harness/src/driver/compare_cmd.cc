@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "driver_common.h"
+#include "results_files.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -186,16 +187,8 @@ bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::
     *error = dir + " is not a directory";
     return false;
   }
-  std::vector<fs::path> files;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
-    if (it->path().filename() == "results.json") files.push_back(it->path());
-  if (ec) {
-    *error = "cannot read " + dir + ": " + ec.message();
-    return false;
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& p : files) {
+  std::vector<std::string> missing;
+  for (const fs::path& p : FindResultsFiles({dir}, &missing)) {
     TestResults t;
     std::string why;
     if (ReadResults(p, &t, &why)) out->push_back(std::move(t));

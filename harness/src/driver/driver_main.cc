@@ -28,6 +28,7 @@
 #include "nbcguard/verdict.h"
 #include "reduce.h"
 #include "report.h"
+#include "results_files.h"
 #include "progress_watch.h"
 #include "selfcheck.h"
 #include "summary.h"
@@ -527,35 +528,32 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
   std::map<std::string, Range> ranges;
   std::map<std::string, int> invalid;
   int files = 0;
-  for (const std::string& d : dirs) {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(d, ec); it != fs::recursive_directory_iterator(); ++it) {
-      if (it->path().filename() != "results.json") continue;
-      std::ifstream f(it->path());
-      json j = json::parse(f, nullptr, false);
-      if (j.is_discarded() || !j.contains("points")) continue;
-      ++files;
-      std::string key = j.value("implementation_label", "?") + " " + j["case"].value("deployment", "?");
-      if (per_point) key = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") + " " +
-                           j["case"].value("deployment", "?");
-      for (const json& p : j["points"]) {
-        const std::string at = per_point ? " " + FormatDuration(p.value("comm_target", 0.0)) + "x" +
-                                               FormatDuration(p.value("comp_target", 0.0))
-                                         : "";
-        if (!p.value("valid", false)) {
-          ++invalid[key + (per_point ? at : " " + j["case"].value("name", "?"))];
-          continue;
-        }
-        for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact"}) {
-          const json& s = p[m];
-          if (!s["median"].is_number() || !s["ci_lo"].is_number()) continue;
-          Range& r = ranges[key + at + " " + m];
-          ++r.n;
-          r.medians.push_back(s["median"].get<double>());
-          r.lo_med = std::min(r.lo_med, s["median"].get<double>());
-          r.hi_med = std::max(r.hi_med, s["median"].get<double>());
-          r.max_ci_lo = std::max(r.max_ci_lo, s["ci_lo"].get<double>());
-        }
+  std::vector<std::string> missing;  // none: the CLI checked that each directory exists
+  for (const fs::path& file : FindResultsFiles(dirs, &missing)) {
+    std::ifstream f(file);
+    json j = json::parse(f, nullptr, false);
+    if (j.is_discarded() || !j.contains("points")) continue;
+    ++files;
+    std::string key = j.value("implementation_label", "?") + " " + j["case"].value("deployment", "?");
+    if (per_point) key = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") + " " +
+                         j["case"].value("deployment", "?");
+    for (const json& p : j["points"]) {
+      const std::string at = per_point ? " " + FormatDuration(p.value("comm_target", 0.0)) + "x" +
+                                             FormatDuration(p.value("comp_target", 0.0))
+                                       : "";
+      if (!p.value("valid", false)) {
+        ++invalid[key + (per_point ? at : " " + j["case"].value("name", "?"))];
+        continue;
+      }
+      for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact"}) {
+        const json& s = p[m];
+        if (!s["median"].is_number() || !s["ci_lo"].is_number()) continue;
+        Range& r = ranges[key + at + " " + m];
+        ++r.n;
+        r.medians.push_back(s["median"].get<double>());
+        r.lo_med = std::min(r.lo_med, s["median"].get<double>());
+        r.hi_med = std::max(r.hi_med, s["median"].get<double>());
+        r.max_ci_lo = std::max(r.max_ci_lo, s["ci_lo"].get<double>());
       }
     }
   }

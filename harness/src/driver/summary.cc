@@ -11,6 +11,7 @@
 #include "../report/results_view.h"
 #include "nbcguard/openmetrics.h"
 #include "driver_common.h"
+#include "results_files.h"
 #include "nbcguard/plot_model.h"
 #include "nbcguard/units.h"
 
@@ -32,29 +33,6 @@ struct Entry {
     return error.empty() ? view.name + " n" + std::to_string(view.nodes) + " " + view.deployment : view.name;
   }
 };
-
-std::vector<fs::path> FindResults(const std::vector<std::string>& paths, std::vector<std::string>* missing) {
-  std::vector<fs::path> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) {
-      files.push_back(p);
-      continue;
-    }
-    if (!fs::is_directory(p, ec)) {
-      missing->push_back(p);
-      continue;
-    }
-    for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) break;
-      if (it->path().filename() == "results.json" && it->is_regular_file(ec)) files.push_back(it->path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  files.erase(std::unique(files.begin(), files.end()), files.end());
-  return files;
-}
 
 Entry Load(const fs::path& file) {
   Entry e;
@@ -382,7 +360,7 @@ void RenderRunPlots(std::ostream& out, const json& results, const fs::path& dir)
 
 int PlotCommand(const std::vector<std::string>& paths) {
   std::vector<std::string> missing;
-  const std::vector<fs::path> files = FindResults(paths, &missing);
+  const std::vector<fs::path> files = FindResultsFiles(paths, &missing);
   for (const std::string& m : missing) std::cerr << "nbcguard plot: " << m << ": no such file or directory\n";
   if (files.empty()) {
     std::cerr << "nbcguard plot: no results.json found\n";
@@ -408,7 +386,7 @@ int PlotCommand(const std::vector<std::string>& paths) {
 
 int SummaryCommand(const std::string& dir, const std::string& format, const std::string& output) {
   std::vector<std::string> missing;
-  const std::vector<fs::path> files = FindResults({dir}, &missing);
+  const std::vector<fs::path> files = FindResultsFiles({dir}, &missing);
   if (!missing.empty() || files.empty()) {
     std::cerr << "nbcguard summary: no results.json under " << dir << "\n";
     return kUsage;
