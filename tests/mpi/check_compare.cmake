@@ -25,7 +25,7 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
   # nbcguard-reference-check; a burst of load on a shared 2-core machine
   # does that) would make the comparison below test nothing: measure it
   # once more, and give up if it still does not.
-  foreach(attempt 1 2)
+  foreach(attempt 1 2 3)
     execute_process(COMMAND "${DRIVER}" run "${CASE}" --reference ${behaviour} --config "${CONFIG}"
                             --out "${OUT}/${name}" --baseline "${OUT}/${baseline}"
                     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -35,10 +35,34 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
       message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
     endif()
     execute_process(COMMAND "${CHECKER}" "${OUT}/${name}/ref-compare/n2/basic/results.json" RESULT_VARIABLE crc)
+    # The checker judges medians. A run whose r_overhead samples spread past
+    # the known answer's tolerance (+-0.3: 0 for background, 1 for deferred)
+    # has a right median but samples from a slow phase of the VM (one run
+    # here: r_overhead [-0.01, 2.21], r_comp_slowdown up to 2.02), against
+    # which no worsening can be significant: measure such a run again too.
+    set(clean TRUE)
     if(crc EQUAL 0)
+      file(READ "${OUT}/${name}/ref-compare/n2/basic/results.json" rj)
+      if(behaviour STREQUAL "deferred")
+        set(low 0.7)
+        set(high 1.3)
+      else()
+        set(low -0.3)
+        set(high 0.3)
+      endif()
+      foreach(i 0 1)
+        string(JSON lo GET "${rj}" points ${i} r_overhead ci_lo)
+        string(JSON hi GET "${rj}" points ${i} r_overhead ci_hi)
+        if(lo LESS low OR hi GREATER high)
+          set(clean FALSE)
+          message("${name}: point ${i} r_overhead interval [${lo}, ${hi}] reaches past [${low}, ${high}]")
+        endif()
+      endforeach()
+    endif()
+    if(crc EQUAL 0 AND clean)
       break()
-    elseif(attempt EQUAL 2)
-      message(FATAL_ERROR "${name}: the run does not match the ${behaviour} behaviour's known answer twice")
+    elseif(attempt EQUAL 3)
+      message(FATAL_ERROR "${name}: the run does not deliver the ${behaviour} behaviour's known answer in 3 attempts")
     endif()
     message("${name}: not the ${behaviour} behaviour's known answer (noise?): measuring once more")
   endforeach()
