@@ -46,3 +46,12 @@ set_tests_properties(report.summary-html-screenshot PROPERTIES
 
 set_tests_properties(report.plot-writes-six-files report.summary-text-markdown report.summary-html-screenshot
   PROPERTIES LABELS "report;quick" TIMEOUT 180)
+
+# Partitioned results (kind: partitioned) mixed with the overlap fixtures:
+# summary shows their table, plot and compare skip them with a reason,
+# envelope and the metrics report read r_partitioned (no MPI).
+add_test(NAME report.partitioned-results
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_report_driver} -DFIXTURES=${_report_fixtures}
+          -DPARTITIONED=${CMAKE_CURRENT_SOURCE_DIR}/data/partitioned-results -DOUT=${_report_out}/partitioned
+          -P ${CMAKE_CURRENT_SOURCE_DIR}/report/check_partitioned_results.cmake)
+set_tests_properties(report.partitioned-results PROPERTIES LABELS "report;quick;partitioned" TIMEOUT 180)

@@ -107,6 +107,67 @@ TEST(CaseSpec, DirectoryIsAnUnreadableFile) {
   EXPECT_NE(parsed.errors[0].message.find("cannot read"), std::string::npos);
 }
 
+// ---------------------------------------------------------------- partitioned
+
+TEST(CaseSpec, PartitionedFileParses) {
+  Parsed<CaseSpec> parsed = LoadCaseSpec(kData + "/cases/good/partitioned.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const CaseSpec& c = *parsed.value;
+  EXPECT_EQ(c.kind, CaseKind::kPartitioned);
+  EXPECT_EQ(c.name, "partitioned-full");
+  EXPECT_EQ(c.nodes, std::vector<int>{2});
+  EXPECT_EQ(c.partitioned.buffer, 1u << 20);
+  EXPECT_EQ(c.partitioned.partition_bytes, (std::vector<std::uint64_t>{4096, 65536, 1u << 20}));
+  EXPECT_EQ(c.partitioned.orders, (std::vector<ReadyOrder>{ReadyOrder::kRandom, ReadyOrder::kNeighbour}));
+  EXPECT_EQ(c.partitioned.pready_threads, (std::vector<int>{0, 2}));  // 0 = auto
+  EXPECT_EQ(c.partitioned.seed, 42u);
+  EXPECT_EQ(c.repetitions, 7);
+  EXPECT_EQ(c.labels, std::vector<std::string>{"quick"});
+  // Overlap keys keep their empty values.
+  EXPECT_TRUE(c.collective.empty());
+  EXPECT_TRUE(c.deployments.empty());
+  EXPECT_TRUE(c.comm_times.empty());
+}
+
+TEST(CaseSpec, PartitionedDefaultsArePaper004s) {
+  Parsed<CaseSpec> parsed = LoadCaseSpec(kData + "/cases/good/partitioned_defaults.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const PartitionedSpec& p = parsed.value->partitioned;
+  EXPECT_EQ(p.buffer, 8u << 20);
+  EXPECT_EQ(p.partition_bytes, DefaultPartitionSizes(8u << 20));
+  EXPECT_EQ(p.orders, std::vector<ReadyOrder>{ReadyOrder::kLeftRight});
+  EXPECT_EQ(p.pready_threads, std::vector<int>{1});
+  EXPECT_EQ(p.seed, 1u);
+}
+
+TEST(CaseSpec, OverlapCasesDefaultToKindOverlap) {
+  Parsed<CaseSpec> parsed = LoadCaseSpec(kData + "/cases/good/minimal.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  EXPECT_EQ(parsed.value->kind, CaseKind::kOverlap);
+  Parsed<CaseSpec> explicit_kind = ParseCaseSpec(
+      "name: x\nkind: overlap\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n", "k.yaml");
+  ASSERT_TRUE(explicit_kind.ok()) << explicit_kind.ErrorText();
+  EXPECT_EQ(explicit_kind.value->kind, CaseKind::kOverlap);
+}
+
+TEST(CaseSpec, PartitionCountsBecomeSizes) {
+  Parsed<CaseSpec> parsed = ParseCaseSpec(
+      "name: x\nkind: partitioned\nnodes: 2\npartitioned: {buffer: 1MiB, partition_counts: [1, 256, 16]}\n",
+      "c.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  EXPECT_EQ(parsed.value->partitioned.partition_bytes, (std::vector<std::uint64_t>{4096, 65536, 1u << 20}));
+}
+
+TEST(CaseSpec, PartitionRangeExpands) {
+  Parsed<CaseSpec> parsed = ParseCaseSpec(
+      "name: x\nkind: partitioned\nnodes: 2\n"
+      "partitioned: {buffer: 1MiB, partitions: {from: 1KiB, to: 1MiB, factor: 4}}\n",
+      "r.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  EXPECT_EQ(parsed.value->partitioned.partition_bytes,
+            (std::vector<std::uint64_t>{1024, 4096, 16384, 65536, 262144, 1048576}));
+}
+
 // ---------------------------------------------------------------- schema
 
 TEST(CaseSpec, SchemaDocumentsWhatTheParserDoes) {
@@ -125,6 +186,16 @@ TEST(CaseSpec, SchemaDocumentsWhatTheParserDoes) {
   ASSERT_NE(FindKey(schema, "grid.<axis>.factor"), nullptr);
   const SchemaKey* collective = FindKey(schema, "collective");
   EXPECT_NE(collective->type.find("ireduce_scatter_block"), std::string::npos);
+  // The partitioned kind's keys are in the same tables.
+  const SchemaKey* kind = FindKey(schema, "kind");
+  ASSERT_NE(kind, nullptr);
+  EXPECT_EQ(kind->default_value, "overlap");
+  for (const char* key : {"partitioned", "partitioned.buffer", "partitioned.partitions", "partitioned.partition_counts",
+                          "partitioned.orders", "partitioned.pready_threads", "partitioned.seed",
+                          "partitioned.partitions.factor"})
+    EXPECT_NE(FindKey(schema, key), nullptr) << key;
+  EXPECT_EQ(FindKey(schema, "partitioned.buffer")->default_value, "8MiB");
+  EXPECT_NE(FindKey(schema, "partitioned.orders")->type.find("neighbour"), std::string::npos);
 }
 
 // ---------------------------------------------------------------- bad files

@@ -76,6 +76,30 @@ TEST(ThresholdSpec, FullFileParsesToTheExpectedSpec) {
   EXPECT_FALSE(band.limits[2].max.has_value());
 }
 
+TEST(ThresholdSpec, PartitionedRulesGetTheirKind) {
+  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(kData + "/thresholds/good/partitioned.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const std::vector<Rule>& rules = parsed.value->rules;
+  ASSERT_EQ(rules.size(), 3u);
+  EXPECT_EQ(rules[0].kind, CaseKind::kOverlap);      // from r_overhead
+  EXPECT_EQ(rules[1].kind, CaseKind::kPartitioned);  // from r_partitioned
+  EXPECT_EQ(rules[1].region.partition_min, std::optional<std::uint64_t>(1u << 20));
+  EXPECT_FALSE(rules[1].region.partition_max.has_value());
+  ASSERT_EQ(rules[1].limits.size(), 1u);
+  EXPECT_EQ(rules[1].limits[0].metric, Metric::kPartitioned);
+  EXPECT_EQ(rules[1].limits[0].min, std::optional<double>(0.01));
+  EXPECT_EQ(rules[2].kind, CaseKind::kPartitioned);
+  EXPECT_EQ(rules[2].match.kind, std::optional<CaseKind>(CaseKind::kPartitioned));
+  EXPECT_EQ(rules[2].region.orders, (std::vector<std::string>{"random", "neighbour"}));
+  EXPECT_EQ(rules[2].region.threads, std::vector<int>{2});
+  EXPECT_TRUE(rules[2].region.ContainsPartitioned(4096, "random", 2));
+  EXPECT_TRUE(rules[2].region.ContainsPartitioned(65536, "neighbour", 2));
+  EXPECT_FALSE(rules[2].region.ContainsPartitioned(65536 * 2, "random", 2));  // above max
+  EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "left-right", 2));   // other order
+  EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "random", 1));       // other thread count
+  EXPECT_TRUE(Region().ContainsPartitioned(1, "left-right", 1));             // empty region: all
+}
+
 TEST(ThresholdSpec, MinimalTextParses) {
   Parsed<ThresholdSpec> parsed = ParseThresholdSpec(kMinimal, "inline.yaml");
   ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();

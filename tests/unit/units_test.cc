@@ -187,5 +187,17 @@ TEST(UnitsSpecError, ParsedJoinsErrorsByLine) {
   EXPECT_FALSE(p.ok());
 }
 
+
+TEST(FormatBandwidth, DecimalUnitsThreeDigits) {
+  EXPECT_EQ(FormatBandwidth(5.94e9), "5.94GB/s");
+  EXPECT_EQ(FormatBandwidth(151.2e6), "151MB/s");
+  EXPECT_EQ(FormatBandwidth(999.96e6), "1.00GB/s");
+  EXPECT_EQ(FormatBandwidth(12e3), "12.0kB/s");
+  EXPECT_EQ(FormatBandwidth(800), "800B/s");
+  EXPECT_EQ(FormatBandwidth(0), "0.00B/s");
+  EXPECT_EQ(FormatBandwidth(-1), "-");
+  EXPECT_EQ(FormatBandwidth(std::numeric_limits<double>::quiet_NaN()), "-");
+}
+
 }  // namespace
 }  // namespace nbcguard

@@ -6,14 +6,20 @@
 #include <vector>
 
 #include "nbcguard/deployment.h"
+#include "nbcguard/partitioned.h"
 #include "nbcguard/reference.h"
 #include "nbcguard/spec_error.h"
 
 namespace nbcguard {
 
+// Keys of the two kinds: name, nodes, repetitions, labels, timeout and kind
+// are common; collective, threads, deployment, grid and reference belong to
+// overlap cases, partitioned to partitioned cases. A key of the other kind
+// is an error at that key.
 struct CaseSpec {
   std::string file;        // path it was read from
   std::string name;        // [a-z0-9_-]+, used in test names and labels
+  CaseKind kind = CaseKind::kOverlap;
   std::string collective;  // one of CollectiveNames()
   std::vector<int> nodes;  // MPI process counts, each >= 2, unique
   int threads = 0;         // OpenMP threads per process; 0 = auto
@@ -26,6 +32,9 @@ struct CaseSpec {
   // A reference behaviour replacing the library's progression (ground-truth
   // tests; reference.h). Inactive unless the case has a `reference:` section.
   ReferenceSpec reference;
+  // kind: partitioned only (nodes is then [2]; repetitions, labels and
+  // timeout apply as above; collective, grid and deployments stay empty).
+  PartitionedSpec partitioned;
 };
 
 // Reads and validates a case file.

@@ -8,9 +8,13 @@
 
 namespace nbcguard {
 
-enum class Metric { kOverhead, kComm, kCompSlowdown, kMpiImpact };
+// The first four are the overlap ratios; kPartitioned is the ratio of
+// partitioned tests (partitioned.h): partitioned bandwidth / best other
+// mechanism's.
+enum class Metric { kOverhead, kComm, kCompSlowdown, kMpiImpact, kPartitioned };
 
-const char* MetricName(Metric m);  // "r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact"
+// "r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "r_partitioned"
+const char* MetricName(Metric m);
 std::optional<Metric> ParseMetric(const std::string& name);
 
 // (1) (t_measured - max(comp_ref, comm_ref)) / min(comp_ref, comm_ref).

@@ -3,6 +3,7 @@
 // label, and grid points by region; each sets limits on ratios.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,24 +23,35 @@ struct Limit {
 
 // Which tests a rule applies to. An empty list matches anything.
 struct RuleMatch {
+  std::optional<CaseKind> kind;  // absent: the kind of the rule's metrics
   std::vector<Deployment> deployments;
   std::vector<std::string> collectives;
   std::vector<int> nodes;
   std::vector<std::string> labels;  // matches when the test has ANY of these labels
 };
 
-// Which grid points of a matching test a rule checks, on TARGET times (so
-// the region is the same from run to run). Unset bounds are open.
+// Which grid points of a matching test a rule checks. Overlap tests: on
+// TARGET times (so the region is the same from run to run). Partitioned
+// tests: on partition size, ready order and Pready threads. Unset bounds
+// and empty lists are open; a rule uses the keys of its own kind only.
 struct Region {
   std::optional<double> comp_over_comm_min;  // target comp / target comm >= this
   std::optional<double> comp_over_comm_max;  // ... <= this
   std::optional<double> comm_min, comm_max;  // target comm time, seconds
   std::optional<double> comp_min, comp_max;  // target comp time, seconds
   bool Contains(double comm_target, double comp_target) const;
+
+  std::optional<std::uint64_t> partition_min, partition_max;  // partition size, bytes
+  std::vector<std::string> orders;                            // ready orders (partitioned.h names)
+  std::vector<int> threads;                                   // Pready thread counts
+  bool ContainsPartitioned(std::uint64_t partition_bytes, const std::string& order, int threads) const;
 };
 
 struct Rule {
   std::string name;        // required, unique in the file; named in failures
+  // The kind of test the rule judges: from its metrics (r_partitioned:
+  // partitioned; the others: overlap) and match.kind, which must agree.
+  CaseKind kind = CaseKind::kOverlap;
   SourceLocation where;    // where the rule starts in the file
   std::string source;      // required: where the numbers come from (measurement, paper)
   RuleMatch match;

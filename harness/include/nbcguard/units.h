@@ -24,6 +24,11 @@ std::optional<std::uint64_t> ParseBytes(const std::string& text, std::string* er
 // "64KiB", "1MiB", "1000B": the largest binary unit that divides exactly.
 std::string FormatBytes(std::uint64_t bytes);
 
+// A bandwidth in bytes per second with a decimal unit, 3 significant
+// digits: "5.94GB/s", "151MB/s", "12.0kB/s", "800B/s"; "-" when not a
+// finite non-negative number.
+std::string FormatBandwidth(double bytes_per_second);
+
 // Short human form with the largest unit that keeps the number >= 1:
 // 0.001 -> "1ms", 0.0005 -> "500us", 1.5 -> "1.5s". At most 3 significant
 // digits. Zero is "0s"; negative values get a leading '-'; NaN is "nan".

@@ -18,6 +18,7 @@ struct TestContext {
   int nodes = 0;
   Deployment deployment = Deployment::kBasic;
   std::vector<std::string> labels;
+  CaseKind kind = CaseKind::kOverlap;  // a rule applies to tests of its own kind only
 };
 
 bool RuleApplies(const Rule& rule, const TestContext& test);
@@ -26,6 +27,9 @@ struct Finding {
   std::string rule;  // rule name
   SourceLocation rule_where;
   double comm_target = 0, comp_target = 0;
+  // The point's name when it is not a comm x comp one (partitioned tests:
+  // "partition=1MiB order=random threads=2"); empty for overlap points.
+  std::string at;
   Metric metric = Metric::kOverhead;
   Spread measured;  // the ratio at that point
   double limit = 0;
@@ -48,6 +52,8 @@ struct Verdict {
   // Grid points (comm_target, comp_target) that at least one rule checked,
   // each once, in grid order: the region a test is judged on.
   std::vector<std::pair<double, double>> checked;
+  // The same for partitioned tests, by point name (PointName), in grid order.
+  std::vector<std::string> checked_names;
   // Exceeded beyond noise: the whole confidence interval is past the limit.
   std::vector<Finding> failures;
   // Median past the limit but the interval reaches back inside it: reported, not failed.

@@ -214,6 +214,223 @@ void ParseReference(const Value& v, CaseSpec& c) {
   yaml_schema::ParseFields(v.node, v.path, ReferenceFields(), v.errors, c);
 }
 
+// ---------------------------------------------------------------- partitioned
+
+constexpr std::uint64_t kMaxBuffer = 1ull << 30;  // one rank's buffer
+
+// The section while it is parsed: sizes and counts keep their place in the
+// file, so checks that need the buffer (which may come later) point at them.
+struct PartitionedDraft {
+  struct Item {
+    std::uint64_t value = 0;
+    YAML::Mark mark;
+  };
+  PartitionedSpec spec;
+  std::optional<std::vector<Item>> sizes;   // partitions:
+  std::optional<std::vector<Item>> counts;  // partition_counts:
+  YAML::Mark counts_key;
+};
+
+struct ByteRange {
+  std::optional<std::uint64_t> from, to, factor;
+};
+
+void ParseByteRangeBound(const Value& v, std::optional<std::uint64_t>& out) {
+  std::optional<std::string> text = yaml_schema::ScalarText(v.node);
+  std::string error;
+  out = text ? ParseBytes(*text, &error) : std::nullopt;
+  if (!out) v.Fail(v.node, text ? error : "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
+}
+
+const std::vector<Field<ByteRange>>& ByteRangeFields() {
+  static const std::vector<Field<ByteRange>> fields = {
+      {"from", "a size with a unit, e.g. 512B", Need::kRequired, nullptr, "smallest partition size",
+       [](const Value& v, ByteRange& r) { ParseByteRangeBound(v, r.from); }},
+      {"to", "a size with a unit, not below from, e.g. 8MiB", Need::kRequired, nullptr,
+       "largest partition size (included when from * factor^k reaches it)",
+       [](const Value& v, ByteRange& r) { ParseByteRangeBound(v, r.to); }},
+      {"factor", "an integer >= 2, e.g. 2", Need::kRequired, nullptr, "ratio between successive sizes",
+       [](const Value& v, ByteRange& r) {
+         std::optional<long long> f = yaml_schema::ScalarInt(v.node);
+         if (f && *f >= 2 && *f <= 1024) {
+           r.factor = static_cast<std::uint64_t>(*f);
+         } else {
+           v.Expected();
+         }
+       }},
+  };
+  return fields;
+}
+
+void ParsePartitionSizes(const Value& v, PartitionedDraft& d) {
+  std::vector<PartitionedDraft::Item> items;
+  if (v.node.IsMap()) {
+    ByteRange range;
+    const std::size_t before = v.errors.size();
+    yaml_schema::ParseFields(v.node, v.path, ByteRangeFields(), v.errors, range);
+    if (v.errors.size() != before || !range.from || !range.to || !range.factor) return;
+    if (*range.to < *range.from) {
+      v.Fail(v.node["to"], "to (" + FormatBytes(*range.to) + ") is below from (" + FormatBytes(*range.from) +
+                               "); expected to >= from");
+      return;
+    }
+    // The sizes are checked against the buffer at the range itself.
+    for (std::uint64_t s = *range.from; s <= *range.to; s *= *range.factor) {
+      items.push_back({s, v.node.Mark()});
+      if (items.size() > PartitionedSpec::kMaxPartitions) break;  // nonsense range; each size errs below
+    }
+  } else if (v.node.IsSequence() && v.node.size() > 0) {
+    bool ok = true;
+    for (const auto& item : v.node) {
+      std::optional<std::string> text = yaml_schema::ScalarText(item);
+      std::string error;
+      std::optional<std::uint64_t> bytes = text ? ParseBytes(*text, &error) : std::nullopt;
+      if (!bytes) {
+        v.Fail(item, text ? error : "expected " + v.type + "; got " + yaml_schema::Describe(item));
+        ok = false;
+        continue;
+      }
+      items.push_back({*bytes, item.Mark()});
+    }
+    if (!ok) return;
+  } else {
+    v.Expected();
+    return;
+  }
+  d.sizes = items;
+}
+
+void ParsePartitionCounts(const Value& v, PartitionedDraft& d) {
+  auto counts = yaml_schema::ReadItems<long long>(v, false, [](const YAML::Node& n) -> std::optional<long long> {
+    std::optional<long long> x = yaml_schema::ScalarInt(n);
+    if (!x || *x < 1 || *x > static_cast<long long>(PartitionedSpec::kMaxPartitions)) return std::nullopt;
+    return x;
+  });
+  if (!counts) return;
+  std::vector<PartitionedDraft::Item> items;
+  std::size_t i = 0;
+  for (const auto& item : v.node) items.push_back({static_cast<std::uint64_t>((*counts)[i++]), item.Mark()});
+  d.counts = items;
+}
+
+const std::vector<Field<PartitionedDraft>>& PartitionedFields() {
+  static const std::vector<Field<PartitionedDraft>> fields = {
+      {"buffer", "a size with a unit from 1B to 1GiB, e.g. 8MiB", Need::kOptional, "8MiB",
+       "bytes sent from rank 0 to rank 1 in one sample (paper 004: 8 MiB)",
+       [](const Value& v, PartitionedDraft& d) {
+         std::optional<std::string> text = yaml_schema::ScalarText(v.node);
+         std::string error;
+         std::optional<std::uint64_t> bytes = text ? ParseBytes(*text, &error) : std::nullopt;
+         if (bytes && *bytes <= kMaxBuffer) {
+           d.spec.buffer = *bytes;
+         } else {
+           v.Fail(v.node, bytes ? "expected " + v.type + "; got " + FormatBytes(*bytes)
+                                : text ? error : "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
+         }
+       }},
+      {"partitions",
+       "a non-empty list of sizes with units, e.g. [512B, 64KiB, 8MiB], or a range {from: 512B, to: 8MiB, "
+       "factor: 2}; each must divide the buffer",
+       Need::kOptional, nullptr,
+       "partition sizes, one grid row each (absent, and no partition_counts: 512B doubling up to the buffer, "
+       "as in paper 004)",
+       ParsePartitionSizes},
+      {"partition_counts", "a non-empty list of partition counts from 1 to 32768, e.g. [1, 16, 1024]; each must "
+                           "divide the buffer's bytes",
+       Need::kOptional, nullptr, "partitions per buffer, instead of partitions (sizes)", ParsePartitionCounts},
+      {"orders", "one of " + yaml_schema::Join(ReadyOrderNames()) + ", or a list of them", Need::kOptional,
+       "[left-right]",
+       "orders in which the sender marks partitions ready (README: random draws a new permutation per "
+       "repetition from seed; neighbour swaps pairs 1,0,3,2,...)",
+       [](const Value& v, PartitionedDraft& d) {
+         auto orders = yaml_schema::ReadItems<ReadyOrder>(v, true, [](const YAML::Node& n) {
+           std::optional<std::string> s = yaml_schema::ScalarText(n);
+           return s ? ParseReadyOrder(*s) : std::nullopt;
+         });
+         if (orders) d.spec.orders = *orders;
+       }},
+      {"pready_threads", "auto or a thread count from 1 to " + std::to_string(kMaxThreads) +
+                             ", or a list of them, e.g. [1, auto]",
+       Need::kOptional, "[1]",
+       "OpenMP threads that mark partitions ready (and call MPI_Send, MPI_Isend, MPI_Start in the other "
+       "mechanisms); auto = cores per process; more than 1 needs MPI_THREAD_MULTIPLE",
+       [](const Value& v, PartitionedDraft& d) {
+         auto threads = yaml_schema::ReadItems<int>(v, true, [](const YAML::Node& n) -> std::optional<int> {
+           if (n.IsScalar() && n.Tag() != "!" && n.Scalar() == "auto") return 0;
+           std::optional<long long> x = yaml_schema::ScalarInt(n);
+           if (!x || *x < 1 || *x > kMaxThreads) return std::nullopt;
+           return static_cast<int>(*x);
+         });
+         if (threads) d.spec.pready_threads = *threads;
+       }},
+      {"seed", "an integer from 0 to 9223372036854775807", Need::kOptional, "1",
+       "random order: repetition r uses the permutation of seed r derived from this (recorded in results.json)",
+       [](const Value& v, PartitionedDraft& d) {
+         std::optional<long long> x = yaml_schema::ScalarInt(v.node);
+         if (x && *x >= 0) {
+           d.spec.seed = static_cast<std::uint64_t>(*x);
+         } else {
+           v.Expected();
+         }
+       }},
+  };
+  return fields;
+}
+
+// Sizes (or counts) against the buffer, once every key is read.
+void ParsePartitioned(const Value& v, CaseSpec& c) {
+  PartitionedDraft d;
+  const std::size_t before = v.errors.size();
+  if (!yaml_schema::ParseFields(v.node, v.path, PartitionedFields(), v.errors, d)) return;
+  if (v.errors.size() != before) return;
+  const std::uint64_t buffer = d.spec.buffer;
+  std::vector<std::pair<std::uint64_t, YAML::Mark>> sizes;
+  if (d.sizes && d.counts) {
+    for (auto it = v.node.begin(); it != v.node.end(); ++it)
+      if (it->first.Scalar() == "partition_counts")
+        v.errors.Add(it->first, v.path + ".partition_counts: give partitions (sizes) or partition_counts, not both");
+    return;
+  }
+  bool ok = true;
+  if (d.sizes) {
+    for (const auto& item : *d.sizes) {
+      const std::string why = CheckPartitionSize(item.value, buffer);
+      if (!why.empty()) {
+        v.errors.Add(item.mark, v.path + ".partitions: " + why);
+        ok = false;
+        continue;
+      }
+      sizes.push_back({item.value, item.mark});
+    }
+  } else if (d.counts) {
+    for (const auto& item : *d.counts) {
+      if (buffer % item.value != 0) {
+        v.errors.Add(item.mark, v.path + ".partition_counts: " + std::to_string(item.value) +
+                                    " does not divide the buffer (" + FormatBytes(buffer) + " = " +
+                                    std::to_string(buffer) + " bytes) into whole bytes");
+        ok = false;
+        continue;
+      }
+      sizes.push_back({buffer / item.value, item.mark});
+    }
+  } else {
+    for (std::uint64_t s : DefaultPartitionSizes(buffer)) sizes.push_back({s, v.node.Mark()});
+  }
+  std::vector<std::uint64_t> seen;
+  for (const auto& [size, mark] : sizes) {
+    if (std::find(seen.begin(), seen.end(), size) != seen.end()) {
+      v.errors.Add(mark, v.path + ": partition size " + FormatBytes(size) + " is listed twice; list each once");
+      ok = false;
+      continue;
+    }
+    seen.push_back(size);
+  }
+  if (!ok) return;
+  std::sort(seen.begin(), seen.end());
+  d.spec.partition_bytes = seen;
+  c.partitioned = d.spec;
+}
+
 // ---------------------------------------------------------------- top level
 
 void ParseName(const Value& v, CaseSpec& c) {
@@ -239,8 +456,37 @@ void ParseCollective(const Value& v, CaseSpec& c) {
 
 void ParseNodes(const Value& v, CaseSpec& c) {
   if (auto nodes = yaml_schema::ReadProcessCounts(v)) {
+    if (c.kind == CaseKind::kPartitioned) {
+      // The kind is known before any key is parsed (ParseCaseSpec).
+      std::vector<YAML::Node> items;
+      if (v.node.IsSequence()) {
+        for (const auto& item : v.node) items.push_back(item);
+      } else {
+        items.push_back(v.node);
+      }
+      bool ok = true;
+      for (std::size_t i = 0; i < nodes->size(); ++i) {
+        if ((*nodes)[i] == 2) continue;
+        v.Fail(items[i], std::to_string((*nodes)[i]) +
+                             " is not allowed for kind: partitioned: partitioned communication is measured "
+                             "between 2 ranks (one sender, one receiver); expected 2 or [2]");
+        ok = false;
+      }
+      if (!ok) return;
+    }
     c.nodes = *nodes;
     std::sort(c.nodes.begin(), c.nodes.end());
+  }
+}
+
+void ParseKind(const Value& v, CaseSpec& c) {
+  std::optional<std::string> name = yaml_schema::ScalarText(v.node);
+  std::optional<CaseKind> kind = name ? ParseCaseKind(*name) : std::nullopt;
+  if (kind) {
+    c.kind = *kind;
+  } else {
+    v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
+                       (name ? yaml_schema::DidYouMean(*name, CaseKindNames()) : std::string()));
   }
 }
 
@@ -286,58 +532,146 @@ void ParseTimeout(const Value& v, CaseSpec& c) {
   if (auto t = yaml_schema::ReadDuration(v, v.node)) c.timeout = *t;
 }
 
-const std::vector<Field<CaseSpec>>& CaseFields() {
-  static const std::vector<Field<CaseSpec>> fields = {
-      {"name",
-       "a name of lowercase letters, digits, '_' and '-' starting with a letter or digit, "
-       "e.g. ibcast-quick",
-       Need::kRequired, nullptr, "names the tests and results of this case", ParseName},
-      {"collective", "one of " + yaml_schema::Join(CollectiveNames()), Need::kRequired, nullptr,
-       "the nonblocking collective to measure", ParseCollective},
-      {"nodes", yaml_schema::ProcessCountType(), Need::kRequired, nullptr,
-       "MPI process counts (one process per node); one test per entry", ParseNodes},
-      {"threads", "auto or a thread count from 1 to " + std::to_string(kMaxThreads),
-       Need::kOptional, "auto", "OpenMP computation threads per process; auto = cores per process",
-       ParseThreads},
-      {"deployment", yaml_schema::DeploymentType(), Need::kOptional, "[basic]",
-       "where computation and progress run; one test per entry", ParseDeployments},
-      {"grid",
-       "a mapping with keys comm and comp, e.g. {comm: [1ms, 4ms], comp: {from: 1ms, to: 64ms, "
-       "factor: 4}}",
-       Need::kRequired, nullptr, "target communication x computation times to measure", ParseGrid},
-      {"repetitions",
-       "an integer from " + std::to_string(kMinRepetitions) + " to " +
-           std::to_string(kMaxRepetitions),
-       Need::kOptional, "15", "samples per grid point", ParseRepetitions},
-      {"labels", "a list of labels of lowercase letters, digits, '_' and '-', e.g. [quick]",
-       Need::kOptional, "[]", "extra CTest labels (quick, nightly, ...)", ParseLabels},
-      {"timeout", "a positive duration with a unit, e.g. 600s", Need::kOptional, "600s",
-       "time limit of one test (case x nodes x deployment)", ParseTimeout},
-      {"reference",
-       "a mapping with key behaviour (one of " + yaml_schema::Join(ReferenceBehaviourNames()) +
-           ") and optional latency, bandwidth, late_rank, late_delay, share, period",
-       Need::kOptional, nullptr,
-       "ground truth: replace the library's progression with a behaviour whose ratios are known "
-       "(README, Reference behaviours)",
-       ParseReference},
+// Every top-level key, in the order the docs list them, with the kind of
+// case it belongs to (nullopt: both kinds).
+struct CaseField {
+  Field<CaseSpec> field;
+  std::optional<CaseKind> only;
+};
+
+const std::vector<CaseField>& AllCaseFields() {
+  constexpr std::optional<CaseKind> kBoth;
+  constexpr std::optional<CaseKind> kOverlapOnly = CaseKind::kOverlap;
+  constexpr std::optional<CaseKind> kPartitionedOnly = CaseKind::kPartitioned;
+  static const std::vector<CaseField> fields = {
+      {{"name",
+        "a name of lowercase letters, digits, '_' and '-' starting with a letter or digit, "
+        "e.g. ibcast-quick",
+        Need::kRequired, nullptr, "names the tests and results of this case", ParseName},
+       kBoth},
+      {{"collective", "one of " + yaml_schema::Join(CollectiveNames()), Need::kRequired, nullptr,
+        "kind overlap: the nonblocking collective to measure", ParseCollective},
+       kOverlapOnly},
+      {{"nodes", yaml_schema::ProcessCountType(), Need::kRequired, nullptr,
+        "MPI process counts (one process per node); one test per entry (kind partitioned: 2 only)", ParseNodes},
+       kBoth},
+      {{"threads", "auto or a thread count from 1 to " + std::to_string(kMaxThreads), Need::kOptional, "auto",
+        "kind overlap: OpenMP computation threads per process; auto = cores per process", ParseThreads},
+       kOverlapOnly},
+      {{"deployment", yaml_schema::DeploymentType(), Need::kOptional, "[basic]",
+        "kind overlap: where computation and progress run; one test per entry", ParseDeployments},
+       kOverlapOnly},
+      {{"grid",
+        "a mapping with keys comm and comp, e.g. {comm: [1ms, 4ms], comp: {from: 1ms, to: 64ms, "
+        "factor: 4}}",
+        Need::kRequired, nullptr, "kind overlap: target communication x computation times to measure", ParseGrid},
+       kOverlapOnly},
+      {{"repetitions",
+        "an integer from " + std::to_string(kMinRepetitions) + " to " + std::to_string(kMaxRepetitions),
+        Need::kOptional, "15", "samples per grid point (kind partitioned: per mechanism)", ParseRepetitions},
+       kBoth},
+      {{"labels", "a list of labels of lowercase letters, digits, '_' and '-', e.g. [quick]", Need::kOptional, "[]",
+        "extra CTest labels (quick, nightly, ...)", ParseLabels},
+       kBoth},
+      {{"timeout", "a positive duration with a unit, e.g. 600s", Need::kOptional, "600s",
+        "time limit of one test (case x nodes x deployment)", ParseTimeout},
+       kBoth},
+      {{"reference",
+        "a mapping with key behaviour (one of " + yaml_schema::Join(ReferenceBehaviourNames()) +
+            ") and optional latency, bandwidth, late_rank, late_delay, share, period",
+        Need::kOptional, nullptr,
+        "kind overlap: ground truth: replace the library's progression with a behaviour whose ratios are known "
+        "(README, Reference behaviours)",
+        ParseReference},
+       kOverlapOnly},
+      {{"kind", "one of " + yaml_schema::Join(CaseKindNames()), Need::kOptional, "overlap",
+        "what the case measures: overlap of a nonblocking collective with computation, or MPI-4 partitioned "
+        "point-to-point against MPI_Send, MPI_Isend and persistent sends (paper 004)",
+        ParseKind},
+       kBoth},
+      {{"partitioned",
+        "a mapping with any of the keys " + yaml_schema::Join(yaml_schema::KeyNames(PartitionedFields())) +
+            ", e.g. {buffer: 8MiB, partitions: [4KiB, 1MiB], orders: [left-right, random]}",
+        Need::kRequired, nullptr,
+        "kind partitioned: buffer, partition sizes, ready orders and Pready threads to measure", ParsePartitioned},
+       kPartitionedOnly},
   };
   return fields;
+}
+
+// The keys of one kind of case (nullopt: the kind is not known because its
+// value is wrong; then every key is accepted and none is required, so the
+// one error reported is the kind's).
+std::vector<Field<CaseSpec>> CaseFields(std::optional<CaseKind> kind) {
+  std::vector<Field<CaseSpec>> out;
+  for (const CaseField& f : AllCaseFields()) {
+    if (kind && f.only && *f.only != *kind) continue;
+    out.push_back(f.field);
+    if (!kind) out.back().need = Need::kOptional;
+  }
+  return out;
+}
+
+// The keys of the other kind, each with what to say when it is used here.
+std::vector<yaml_schema::ElsewhereKey> OtherKindKeys(CaseKind kind) {
+  std::vector<yaml_schema::ElsewhereKey> out;
+  const std::string allowed = yaml_schema::Join(yaml_schema::KeyNames(CaseFields(kind)));
+  for (const CaseField& f : AllCaseFields()) {
+    if (!f.only || *f.only == kind) continue;
+    out.push_back({f.field.key, std::string("only for kind: ") + ToString(*f.only) + " cases; this case is kind: " +
+                                    ToString(kind) + (kind == CaseKind::kOverlap ? " (the default)" : "") +
+                                    "; its keys are: " + allowed});
+  }
+  return out;
+}
+
+// The kind named in the document, before any key is parsed: which keys are
+// valid (and nodes' check) depend on it. Absent: overlap. nullopt when the
+// value is not a kind (ParseKind reports it).
+std::optional<CaseKind> PeekKind(const YAML::Node& doc) {
+  if (!doc.IsMap()) return CaseKind::kOverlap;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!it->first.IsScalar() || it->first.Scalar() != "kind") continue;
+    std::optional<std::string> name = yaml_schema::ScalarText(it->second);
+    return name ? ParseCaseKind(*name) : std::nullopt;
+  }
+  return CaseKind::kOverlap;
 }
 
 }  // namespace
 
 Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& file) {
-  return yaml_schema::ParseDocument(yaml_text, file, "a case file", CaseFields());
+  yaml_schema::Errors errors(file);
+  CaseSpec spec;
+  spec.file = file;
+  try {
+    if (auto doc = yaml_schema::LoadDocument(yaml_text, "a case file", errors)) {
+      const std::optional<CaseKind> kind = PeekKind(*doc);
+      if (kind) spec.kind = *kind;
+      yaml_schema::ParseFields(*doc, "", CaseFields(kind), errors, spec,
+                               kind ? OtherKindKeys(*kind) : std::vector<yaml_schema::ElsewhereKey>{});
+    }
+  } catch (const YAML::Exception& e) {  // a yaml-cpp surprise must not crash the driver
+    errors.Add(e.mark, "cannot read the YAML: " + e.msg);
+  }
+  Parsed<CaseSpec> out;
+  out.errors = errors.Sorted();
+  if (out.errors.empty()) out.value = std::move(spec);
+  return out;
 }
 
 Parsed<CaseSpec> LoadCaseSpec(const std::string& path) { return yaml_schema::LoadDocumentFile(path, ParseCaseSpec); }
 
 std::vector<SchemaKey> CaseSpecSchema() {
   std::vector<SchemaKey> out;
-  yaml_schema::AppendDocs("", CaseFields(), out);
+  std::vector<Field<CaseSpec>> all;
+  for (const CaseField& f : AllCaseFields()) all.push_back(f.field);
+  yaml_schema::AppendDocs("", all, out);
   yaml_schema::AppendDocs("grid.", GridFields(), out);
   yaml_schema::AppendDocs("grid.<axis>.", RangeFields(), out);
   yaml_schema::AppendDocs("reference.", ReferenceFields(), out);
+  yaml_schema::AppendDocs("partitioned.", PartitionedFields(), out);
+  yaml_schema::AppendDocs("partitioned.partitions.", ByteRangeFields(), out);
   return out;
 }
 

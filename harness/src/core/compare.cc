@@ -325,6 +325,8 @@ std::optional<TestResults> ParseTestResults(const json& j, const std::string& so
   if (!j.is_object()) return fail("not a JSON object");
   if (Str(j, "schema") != "nbcguard-results/1")
     return fail("schema is " + Quoted(Str(j, "schema")) + ", expected 'nbcguard-results/1'");
+  if (Str(j, "kind") == "partitioned")
+    return fail("partitioned results (kind: partitioned) have no overlap ratios to compare");
   const json& c = j.value("case", json::object());
   TestResults t;
   t.source = source;

@@ -37,6 +37,19 @@ const std::vector<std::string>& DeploymentNames() {
   return names;
 }
 
+const char* ToString(CaseKind k) { return k == CaseKind::kPartitioned ? "partitioned" : "overlap"; }
+
+std::optional<CaseKind> ParseCaseKind(const std::string& name) {
+  if (name == "overlap") return CaseKind::kOverlap;
+  if (name == "partitioned") return CaseKind::kPartitioned;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& CaseKindNames() {
+  static const std::vector<std::string> names = {"overlap", "partitioned"};
+  return names;
+}
+
 const std::vector<std::string>& CollectiveNames() {
   static const std::vector<std::string> names = {
       "ibcast",    "ireduce", "iallreduce", "iallgather", "ialltoall", "igather",

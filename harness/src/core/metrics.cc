@@ -28,12 +28,15 @@ const char* MetricName(Metric m) {
       return "r_comp_slowdown";
     case Metric::kMpiImpact:
       return "r_mpi_impact";
+    case Metric::kPartitioned:
+      return "r_partitioned";
   }
   return "unknown";
 }
 
 std::optional<Metric> ParseMetric(const std::string& name) {
-  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact}) {
+  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact,
+                   Metric::kPartitioned}) {
     if (name == MetricName(m)) return m;
   }
   return std::nullopt;

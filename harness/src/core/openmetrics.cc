@@ -66,11 +66,51 @@ void WriteOpenMetrics(std::ostream& out, const std::vector<json>& results) {
     if (!r.is_object() || !r.contains("case")) continue;
     const json& c = r["case"];
     const std::string impl = "nbcguard_" + MetricPart(r.value("implementation_label", "unknown")) + "_";
+    // Partitioned tests have no collective and no deployment; their test
+    // names end in "partitioned", so the deployment label says that.
+    const bool partitioned = r.value("kind", std::string()) == "partitioned";
     const std::string labels = "case=\"" + LabelValue(c.value("name", "")) + "\",collective=\"" +
                                LabelValue(c.value("collective", "")) + "\",nodes=\"" +
                                std::to_string(c.value("nodes", 0)) + "\",deployment=\"" +
-                               LabelValue(c.value("deployment", "")) + "\"";
+                               LabelValue(partitioned ? "partitioned" : c.value("deployment", "")) + "\"";
     const json& verdict = r.value("verdict", json::object());
+    if (partitioned) {
+      std::vector<std::string> checked;
+      for (const json& at : verdict.value("checked", json::array()))
+        if (at.is_string()) checked.push_back(at.get<std::string>());
+      double lowest = NAN;
+      int invalid = 0;
+      for (const json& p : r.value("points", json::array())) {
+        if (!p.value("valid", false)) {
+          ++invalid;
+          continue;
+        }
+        const std::string order = p.value("order", std::string());
+        const int threads = p.value("threads", 0);
+        const std::string partition = p.value("partition", std::string());
+        const double ratio = p.contains("r_partitioned") ? Get(p["r_partitioned"], "median") : NAN;
+        const std::string name = "partition=" + partition + " order=" + order + " threads=" + std::to_string(threads);
+        if (std::find(checked.begin(), checked.end(), name) != checked.end() && std::isfinite(ratio) &&
+            !(lowest <= ratio))
+          lowest = ratio;
+        const std::string point = labels + ",partition=\"" + LabelValue(partition) + "\",order=\"" +
+                                  LabelValue(order) + "\",threads=\"" + std::to_string(threads) + "\"";
+        add(impl + "r_partitioned", "median partitioned bandwidth / best other mechanism's at a grid point", point,
+            ratio);
+        const json& bw = p.value("bandwidth_bytes_per_s", json::object());
+        if (bw.contains("partitioned"))
+          add(impl + "partitioned_bandwidth_bytes_per_second", "median effective bandwidth of MPI_Psend_init/MPI_Pready",
+              point, Get(bw["partitioned"], "median"));
+      }
+      add(impl + "verdict_pass", "1 when the test passed its thresholds", labels,
+          verdict.value("pass", false) ? 1.0 : 0.0);
+      add(impl + "r_partitioned_lowest", "lowest median r_partitioned over the points the thresholds checked", labels,
+          lowest);
+      add(impl + "invalid_points", "grid points without a measurement", labels, invalid);
+      add(impl + "limits_exceeded", "threshold limits exceeded beyond noise", labels,
+          static_cast<double>(verdict.value("failures", json::array()).size()));
+      continue;
+    }
     std::vector<std::pair<double, double>> checked;
     for (const json& at : verdict.value("checked", json::array()))
       if (at.is_array() && at.size() == 2) checked.emplace_back(at[0].get<double>(), at[1].get<double>());

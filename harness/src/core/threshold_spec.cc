@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "nbcguard/partitioned.h"
 #include "yaml_schema.h"
 
 namespace nbcguard {
@@ -15,8 +16,11 @@ using yaml_schema::Need;
 using yaml_schema::Value;
 
 constexpr double kRegionSlack = 1e-9;  // relative, so a grid point on a bound is inside
-constexpr std::array<Metric, 4> kMetrics = {Metric::kOverhead, Metric::kComm,
-                                            Metric::kCompSlowdown, Metric::kMpiImpact};
+constexpr std::array<Metric, 5> kMetrics = {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown,
+                                            Metric::kMpiImpact, Metric::kPartitioned};
+
+// The kind of test whose points carry the metric.
+CaseKind KindOf(Metric m) { return m == Metric::kPartitioned ? CaseKind::kPartitioned : CaseKind::kOverlap; }
 
 std::vector<std::string> MetricNames() {
   std::vector<std::string> out;
@@ -69,6 +73,31 @@ const std::vector<Field<Bounds>>& LimitBoundFields() {
   return fields;
 }
 
+void ParseByteBound(const Value& v, std::optional<double>& out) {
+  std::optional<std::string> text = yaml_schema::ScalarText(v.node);
+  std::string error;
+  std::optional<std::uint64_t> bytes = text ? ParseBytes(*text, &error) : std::nullopt;
+  if (bytes) {
+    out = static_cast<double>(*bytes);
+  } else {
+    v.Fail(v.node, text ? error : "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
+  }
+}
+
+const std::vector<Field<Bounds>>& ByteBoundFields() {
+  static const std::vector<Field<Bounds>> fields = {
+      {"min", "a size with a unit, e.g. 1MiB", Need::kOptional, nullptr,
+       "smallest partition size in the region (inclusive)",
+       [](const Value& v, Bounds& b) { ParseByteBound(v, b.min); }},
+      {"max", "a size with a unit, e.g. 8MiB", Need::kOptional, nullptr,
+       "largest partition size in the region (inclusive)",
+       [](const Value& v, Bounds& b) { ParseByteBound(v, b.max); }},
+  };
+  return fields;
+}
+
+std::string FormatByteBound(double bytes) { return FormatBytes(static_cast<std::uint64_t>(bytes)); }
+
 // A {min, max} mapping with at least one bound and min <= max.
 std::optional<Bounds> ReadBounds(const Value& v, const std::vector<Field<Bounds>>& fields,
                                  std::string (*format)(double)) {
@@ -112,6 +141,19 @@ const std::vector<Field<RuleMatch>>& MatchFields() {
        [](const Value& v, RuleMatch& m) {
          if (auto l = yaml_schema::ReadLabels(v, true)) m.labels = *l;
        }},
+      {"kind", "one of " + yaml_schema::Join(CaseKindNames()), Need::kOptional, nullptr,
+       "the kind of test the rule judges (absent: the kind of its metrics; r_partitioned is a "
+       "partitioned ratio, the others overlap ratios)",
+       [](const Value& v, RuleMatch& m) {
+         std::optional<std::string> name = yaml_schema::ScalarText(v.node);
+         std::optional<CaseKind> k = name ? ParseCaseKind(*name) : std::nullopt;
+         if (k) {
+           m.kind = k;
+         } else {
+           v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
+                              (name ? yaml_schema::DidYouMean(*name, CaseKindNames()) : std::string()));
+         }
+       }},
   };
   return fields;
 }
@@ -119,6 +161,7 @@ const std::vector<Field<RuleMatch>>& MatchFields() {
 // ---------------------------------------------------------------- region
 
 const char* const kTimeBoundsType = "a mapping with min, max or both, e.g. {min: 1ms, max: 64ms}";
+const char* const kByteBoundsType = "a mapping with min, max or both, e.g. {min: 1MiB}";
 
 void ParseRatioBand(const Value& v, Region& r) {
   if (!v.node.IsSequence() || v.node.size() != 2) {
@@ -153,8 +196,50 @@ const std::vector<Field<Region>>& RegionFields() {
       {"comp", kTimeBoundsType, Need::kOptional, nullptr,
        "grid points whose target computation time is in [min, max]",
        [](const Value& v, Region& r) { ParseTimeBounds(v, r.comp_min, r.comp_max); }},
+      {"partition", kByteBoundsType, Need::kOptional, nullptr,
+       "partitioned tests: points whose partition size is in [min, max]",
+       [](const Value& v, Region& r) {
+         if (auto b = ReadBounds(v, ByteBoundFields(), FormatByteBound)) {
+           if (b->min) r.partition_min = static_cast<std::uint64_t>(*b->min);
+           if (b->max) r.partition_max = static_cast<std::uint64_t>(*b->max);
+         }
+       }},
+      {"order", "one of " + yaml_schema::Join(ReadyOrderNames()) + ", or a list of them", Need::kOptional, nullptr,
+       "partitioned tests: points with one of these ready orders",
+       [](const Value& v, Region& r) {
+         auto orders = yaml_schema::ReadItems<std::string>(v, true, [](const YAML::Node& n) -> std::optional<std::string> {
+           std::optional<std::string> s = yaml_schema::ScalarText(n);
+           if (!s || !ParseReadyOrder(*s)) return std::nullopt;
+           return s;
+         });
+         if (orders) r.orders = *orders;
+       }},
+      {"threads", "a thread count from 1 to 4096, or a list of them, e.g. [2, 4]", Need::kOptional, nullptr,
+       "partitioned tests: points whose partitions were marked ready by this many threads",
+       [](const Value& v, Region& r) {
+         auto threads = yaml_schema::ReadItems<int>(v, true, [](const YAML::Node& n) -> std::optional<int> {
+           std::optional<long long> x = yaml_schema::ScalarInt(n);
+           if (!x || *x < 1 || *x > 4096) return std::nullopt;
+           return static_cast<int>(*x);
+         });
+         if (threads) r.threads = *threads;
+       }},
   };
   return fields;
+}
+
+// Region and match keys that only make sense for one kind of test.
+const std::vector<std::string>& OverlapOnlyRegionKeys() {
+  static const std::vector<std::string> keys = {"comp_over_comm", "comm", "comp"};
+  return keys;
+}
+const std::vector<std::string>& PartitionedOnlyRegionKeys() {
+  static const std::vector<std::string> keys = {"partition", "order", "threads"};
+  return keys;
+}
+const std::vector<std::string>& OverlapOnlyMatchKeys() {
+  static const std::vector<std::string> keys = {"deployment", "collective"};
+  return keys;
 }
 
 // ---------------------------------------------------------------- rules
@@ -212,15 +297,15 @@ const std::vector<Field<Rule>>& RuleFields() {
        nullptr, "where the numbers come from (a measurement, a paper)",
        [](const Value& v, Rule& r) { ParseText(v, r.source); }},
       {"match",
-       "a mapping with any of the keys deployment, collective, nodes, labels, e.g. "
+       "a mapping with any of the keys deployment, collective, nodes, labels, kind, e.g. "
        "{deployment: progress}",
        Need::kOptional, nullptr, "which tests the rule applies to (absent: all)",
        [](const Value& v, Rule& r) {
          yaml_schema::ParseFields(v.node, v.path, MatchFields(), v.errors, r.match);
        }},
       {"region",
-       "a mapping with any of the keys comp_over_comm, comm, comp, e.g. "
-       "{comp_over_comm: [0.25, 4]}",
+       "a mapping with any of the keys comp_over_comm, comm, comp (overlap tests) or partition, order, "
+       "threads (partitioned tests), e.g. {comp_over_comm: [0.25, 4]} or {partition: {min: 1MiB}}",
        Need::kOptional, nullptr, "which grid points of a matching test are checked (absent: all)",
        [](const Value& v, Rule& r) {
          yaml_schema::ParseFields(v.node, v.path, RegionFields(), v.errors, r.region);
@@ -233,6 +318,81 @@ const std::vector<Field<Rule>>& RuleFields() {
   return fields;
 }
 
+// The key node `key` of `map` (for its mark); nullopt when absent.
+std::optional<YAML::Node> KeyNode(const YAML::Node& map, const std::string& key) {
+  if (map.IsMap())
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->first;
+  return std::nullopt;
+}
+
+// The value of `key` in `map`; nullopt when absent (operator[] on a
+// missing key of a const node gives a node that throws when used).
+std::optional<YAML::Node> ValueNode(const YAML::Node& map, const std::string& key) {
+  if (map.IsMap())
+    for (auto it = map.begin(); it != map.end(); ++it)
+      if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+  return std::nullopt;
+}
+
+std::string MetricList(const std::vector<Limit>& limits, CaseKind kind) {
+  std::vector<std::string> names;
+  for (const Limit& l : limits)
+    if (KindOf(l.metric) == kind) names.emplace_back(MetricName(l.metric));
+  return yaml_schema::Join(names);
+}
+
+// A rule judges one kind of test: the kind of its metrics, which match.kind
+// (when given) must name too; region and match keys of the other kind are
+// errors at the key, saying what the rule's kind allows.
+void CheckRuleKind(const YAML::Node& node, const std::string& path, yaml_schema::Errors& errors, Rule& rule) {
+  bool overlap = false, partitioned = false;
+  for (const Limit& l : rule.limits) (KindOf(l.metric) == CaseKind::kPartitioned ? partitioned : overlap) = true;
+  if (overlap && partitioned) {
+    errors.Add(KeyNode(node, "limits").value_or(node), path + ".limits: " + MetricList(rule.limits, CaseKind::kPartitioned) +
+                                            " judges partitioned tests and " +
+                                            MetricList(rule.limits, CaseKind::kOverlap) +
+                                            " overlap tests; give them in two rules");
+    return;
+  }
+  const std::optional<CaseKind> by_metrics =
+      partitioned ? std::optional<CaseKind>(CaseKind::kPartitioned)
+                  : overlap ? std::optional<CaseKind>(CaseKind::kOverlap) : std::nullopt;
+  if (by_metrics && rule.match.kind && *rule.match.kind != *by_metrics) {
+    const std::optional<YAML::Node> match = ValueNode(node, "match");
+    errors.Add(match ? KeyNode(*match, "kind").value_or(*match) : node, path + ".match.kind: " + ToString(*rule.match.kind) + ", but the limits (" +
+                                          MetricList(rule.limits, *by_metrics) + ") are ratios of " +
+                                          ToString(*by_metrics) + " tests; r_partitioned is the partitioned ratio");
+    return;
+  }
+  rule.kind = by_metrics ? *by_metrics : rule.match.kind.value_or(CaseKind::kOverlap);
+  const bool is_partitioned = rule.kind == CaseKind::kPartitioned;
+  auto refuse = [&](const char* section, const std::vector<std::string>& foreign,
+                    const std::vector<std::string>& allowed) {
+    const std::optional<YAML::Node> map = ValueNode(node, section);
+    if (!map) return;
+    for (const std::string& key : foreign) {
+      const std::optional<YAML::Node> k = KeyNode(*map, key);
+      if (!k) continue;
+      errors.Add(*k, path + "." + section + "." + key + ": only for rules on " +
+                        (is_partitioned ? "overlap" : "partitioned") + " tests; this rule judges " +
+                        ToString(rule.kind) + " tests; " + section + " keys for it: " + yaml_schema::Join(allowed));
+    }
+  };
+  std::vector<std::string> region_keys, match_keys;
+  for (const std::string& k : yaml_schema::KeyNames(RegionFields())) {
+    const auto& other = is_partitioned ? OverlapOnlyRegionKeys() : PartitionedOnlyRegionKeys();
+    if (std::find(other.begin(), other.end(), k) == other.end()) region_keys.push_back(k);
+  }
+  for (const std::string& k : yaml_schema::KeyNames(MatchFields())) {
+    const auto& overlap_only = OverlapOnlyMatchKeys();
+    if (!is_partitioned || std::find(overlap_only.begin(), overlap_only.end(), k) == overlap_only.end())
+      match_keys.push_back(k);
+  }
+  refuse("region", is_partitioned ? OverlapOnlyRegionKeys() : PartitionedOnlyRegionKeys(), region_keys);
+  if (is_partitioned) refuse("match", OverlapOnlyMatchKeys(), match_keys);
+}
+
 // The rule of element `index`; its name must not repeat an earlier rule's.
 Rule ParseRule(const YAML::Node& node, std::size_t index, const std::vector<Rule>& earlier,
                yaml_schema::Errors& errors) {
@@ -243,6 +403,7 @@ Rule ParseRule(const YAML::Node& node, std::size_t index, const std::vector<Rule
   rule.where = yaml_schema::Where(errors.file(), mark);
   const std::string path = "rules[" + std::to_string(index) + "]";
   if (!yaml_schema::ParseFields(node, path, RuleFields(), errors, rule)) return rule;
+  CheckRuleKind(node, path, errors, rule);
   for (const Rule& other : earlier) {
     if (!rule.name.empty() && other.name == rule.name) {
       errors.Add(node["name"], path + ".name: " + yaml_schema::Quote(rule.name) +
@@ -323,6 +484,14 @@ bool Region::Contains(double comm_target, double comp_target) const {
   return true;
 }
 
+bool Region::ContainsPartitioned(std::uint64_t partition_bytes, const std::string& order, int thread_count) const {
+  if (partition_min && partition_bytes < *partition_min) return false;
+  if (partition_max && partition_bytes > *partition_max) return false;
+  if (!orders.empty() && std::find(orders.begin(), orders.end(), order) == orders.end()) return false;
+  if (!threads.empty() && std::find(threads.begin(), threads.end(), thread_count) == threads.end()) return false;
+  return true;
+}
+
 Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std::string& file) {
   return yaml_schema::ParseDocument(yaml_text, file, "a threshold file", ThresholdFields());
 }
@@ -336,6 +505,7 @@ std::vector<SchemaKey> ThresholdSpecSchema() {
   yaml_schema::AppendDocs("rules[].match.", MatchFields(), out);
   yaml_schema::AppendDocs("rules[].region.", RegionFields(), out);
   yaml_schema::AppendDocs("rules[].region.<comm|comp>.", TimeBoundFields(), out);
+  yaml_schema::AppendDocs("rules[].region.partition.", ByteBoundFields(), out);
   yaml_schema::AppendDocs("rules[].limits.<metric>.", LimitBoundFields(), out);
   return out;
 }

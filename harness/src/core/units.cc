@@ -119,6 +119,26 @@ std::optional<std::uint64_t> ParseBytes(const std::string& text, std::string* er
   return fail();
 }
 
+std::string FormatBandwidth(double bps) {
+  if (!std::isfinite(bps) || bps < 0) return "-";
+  static constexpr std::pair<double, const char*> kUnits[] = {{1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}};
+  double value = bps;
+  const char* unit = "B/s";
+  for (const auto& [scale, name] : kUnits) {
+    // Rounded to 3 significant digits first, so 999.96e6 reads 1.00GB/s.
+    if (bps >= scale * 0.9995) {
+      value = bps / scale;
+      unit = name;
+      break;
+    }
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%#.3g", value);
+  std::string s = buf;
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s + unit;
+}
+
 std::string FormatBytes(std::uint64_t bytes) {
   static constexpr const char* kNames[] = {"B", "KiB", "MiB", "GiB"};
   int u = 0;

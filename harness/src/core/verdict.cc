@@ -48,8 +48,11 @@ const Spread& SpreadOf(const PointResult& p, Metric m) {
       return p.r_comp_slowdown;
     case Metric::kMpiImpact:
       return p.r_mpi_impact;
+    case Metric::kPartitioned:
+      break;  // not a ratio of overlap points; rules limiting it are partitioned rules
   }
-  return p.r_overhead;
+  static const Spread kNone = Summarize({});
+  return kNone;
 }
 
 std::string InvalidLine(const PointResult& p, const std::string& reason, const Rule& rule) {
@@ -65,6 +68,7 @@ std::string Plural(std::size_t n, const char* noun) {
 }  // namespace
 
 bool RuleApplies(const Rule& rule, const TestContext& test) {
+  if (rule.kind != test.kind) return false;
   const RuleMatch& m = rule.match;
   if (!MatchesAny(m.deployments, test.deployment)) return false;
   if (!MatchesAny(m.collectives, test.collective)) return false;
@@ -82,11 +86,12 @@ std::string Finding::Message() const {
   std::string out = "rule '" + rule + "'";
   const std::string where = Where(rule_where);
   if (!where.empty()) out += " (" + where + ")";
-  out += " at " + Point(comm_target, comp_target) + ": " + MetricName(metric) + " = " +
+  out += " at " + (at.empty() ? Point(comm_target, comp_target) : at) + ": " + MetricName(metric) + " = " +
          Ratio(measured.median) + " [" + Ratio(measured.lo) + ", " + Ratio(measured.hi) + "] " +
          (is_max ? "> max " : "< min ") + Ratio(limit);
   if (!beyond_noise) out += " (within noise)";
-  out += std::string(" -- ") + ToString(diagnosis) + ": " + Explain(diagnosis);
+  // Partitioned points have no overlap diagnosis.
+  if (at.empty()) out += std::string(" -- ") + ToString(diagnosis) + ": " + Explain(diagnosis);
   return out;
 }
 

@@ -218,13 +218,22 @@ void ApplyDefault(const Field<T>& field, const std::string& path, T& out) {
   }
 }
 
+// A key that is not valid here but is elsewhere (a key of another kind of
+// case), with what to say instead of "unknown key".
+struct ElsewhereKey {
+  std::string key;
+  std::string message;
+};
+
 // Checks `map` against `fields`: unknown, repeated and empty keys, missing
 // required keys; parses each present key and applies defaults for absent
-// ones. `path` prefixes keys in messages ("" at the top level). Returns
-// false when `map` is not a mapping at all.
+// ones. `path` prefixes keys in messages ("" at the top level). A key in
+// `elsewhere` is an error with its own message rather than "unknown key".
+// Returns false when `map` is not a mapping at all.
 template <class T>
 bool ParseFields(const YAML::Node& map, const std::string& path,
-                 const std::vector<Field<T>>& fields, Errors& errors, T& out) {
+                 const std::vector<Field<T>>& fields, Errors& errors, T& out,
+                 const std::vector<ElsewhereKey>& elsewhere = {}) {
   const std::string where = path.empty() ? "" : path + ": ";
   const std::vector<std::string> names = KeyNames(fields);
   if (!map.IsMap()) {
@@ -237,7 +246,11 @@ bool ParseFields(const YAML::Node& map, const std::string& path,
     const YAML::Node value = it->second;
     const std::string name = key.IsScalar() ? key.Scalar() : Describe(key);
     const Field<T>* field = key.IsScalar() ? FindField(fields, name) : nullptr;
-    if (!field) {
+    const auto other = std::find_if(elsewhere.begin(), elsewhere.end(),
+                                    [&](const ElsewhereKey& e) { return key.IsScalar() && e.key == name; });
+    if (!field && other != elsewhere.end()) {
+      errors.Add(key, Child(path, name) + ": " + other->message);
+    } else if (!field) {
       errors.Add(key, where + "unknown key " + Quote(name) + DidYouMean(name, names) +
                           "; allowed keys: " + Join(names));
     } else if (!seen.insert(name).second) {

@@ -157,7 +157,18 @@ json ComparisonJson(const Comparison& c, const CompareOptions& o, const std::vec
                        {"checks", c.checks}, {"text", Summary(c)}}}};
 }
 
-bool ReadResults(const fs::path& path, TestResults* out, std::string* why) {
+// Why a results file is not compared although it is readable ("" when it
+// is compared): partitioned tests have bandwidths, not the overlap ratios
+// the comparison tests.
+std::string NotComparedKind(const json& j) {
+  if (j.is_object() && j.value("kind", std::string()) == "partitioned")
+    return "partitioned results (kind: partitioned) are not compared: nbcguard compare reads overlap results; "
+           "their thresholds judge them";
+  return "";
+}
+
+bool ReadResults(const fs::path& path, TestResults* out, std::string* why, bool* other_kind) {
+  *other_kind = false;
   std::ifstream f(path);
   if (!f) {
     *why = "cannot be opened";
@@ -166,6 +177,11 @@ bool ReadResults(const fs::path& path, TestResults* out, std::string* why) {
   const json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     *why = "not valid JSON";
+    return false;
+  }
+  if (const std::string kind = NotComparedKind(j); !kind.empty()) {
+    *why = kind;
+    *other_kind = true;
     return false;
   }
   std::string error;
@@ -181,7 +197,7 @@ bool ReadResults(const fs::path& path, TestResults* out, std::string* why) {
 }  // namespace
 
 bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::vector<std::string>* unreadable,
-                    std::string* error) {
+                    std::string* error, std::vector<std::string>* skipped) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     *error = dir + " is not a directory";
@@ -191,8 +207,10 @@ bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::
   for (const fs::path& p : FindResultsFiles({dir}, &missing)) {
     TestResults t;
     std::string why;
-    if (ReadResults(p, &t, &why)) out->push_back(std::move(t));
-    else unreadable->push_back(p.string() + ": " + why);
+    bool other_kind = false;
+    if (ReadResults(p, &t, &why, &other_kind)) out->push_back(std::move(t));
+    else if (!other_kind) unreadable->push_back(p.string() + ": " + why);
+    else if (skipped) skipped->push_back(p.string() + ": " + why);
   }
   return true;
 }
@@ -204,18 +222,21 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, 
     return kUsage;
   }
   std::vector<TestResults> base, now;
-  std::vector<std::string> unreadable;
+  std::vector<std::string> unreadable, skipped;
   for (const auto& [dir, into, what] : {std::make_tuple(baseline_dir, &base, "baseline"),
                                         std::make_tuple(run_dir, &now, "new run")}) {
     std::string error;
     const std::size_t before = unreadable.size();
-    if (!LoadResultsDir(dir, into, &unreadable, &error)) {
+    if (!LoadResultsDir(dir, into, &unreadable, &error, &skipped)) {
       std::cerr << "nbcguard compare: " << what << " directory: " << error << "\n";
       return kUsage;
     }
     if (into->empty()) {
       std::cerr << "nbcguard compare: no results.json found under " << what << " directory " << dir
-                << (unreadable.size() > before ? " (only unreadable ones: " + unreadable[before] + ")" : "") << "\n";
+                << (unreadable.size() > before ? " (only unreadable ones: " + unreadable[before] + ")"
+                    : !skipped.empty()         ? " (only ones not compared: " + skipped.back() + ")"
+                                               : "")
+                << "\n";
       return kUsage;
     }
   }
@@ -225,15 +246,18 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, 
     out << "## nbcguard compare\n\nbaseline `" << baseline_dir << "` (" << base.size() << " results), new `"
         << run_dir << "` (" << now.size() << " results). A regression: " << Rule(co) << ".\n";
     PrintMarkdown(out, c, co, unreadable);
+    for (const std::string& k : skipped) out << "- skipped " << k << "\n";
   } else {
     out << "nbcguard compare: baseline " << baseline_dir << " (" << base.size() << " results) vs new " << run_dir
         << " (" << now.size() << " results)\n"
         << "a regression: " << Rule(co) << "\n";
     PrintText(out, c, co, unreadable);
+    for (const std::string& k : skipped) out << "skipped: " << k << "\n";
   }
   const int rc = c.regressions.empty() ? kPass : kFail;
   if (!o.json_out.empty()) {
     json j = ComparisonJson(c, co, unreadable);
+    j["skipped"] = skipped;
     j["baseline"] = baseline_dir;
     j["run"] = run_dir;
     j["exit_code"] = rc;

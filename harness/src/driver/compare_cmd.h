@@ -22,9 +22,11 @@ struct CompareCommandOptions {
 
 // Every results.json under dir (recursively), sorted by path. Files that
 // are not readable results are reported in *unreadable ("path: why") and
-// skipped. False with *error when dir is not a directory.
+// skipped. Results of another kind than overlap (partitioned tests) are not
+// compared: listed in *skipped ("path: why") when given, else ignored.
+// False with *error when dir is not a directory.
 bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::vector<std::string>* unreadable,
-                    std::string* error);
+                    std::string* error, std::vector<std::string>* skipped = nullptr);
 
 // Exit codes: 0 no regression, 1 regression(s), 2 usage or I/O error
 // (a directory missing or holding no results.json).

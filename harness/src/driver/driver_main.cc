@@ -20,6 +20,7 @@
 #include "compare_cmd.h"
 #include "driver_common.h"
 #include "launcher.h"
+#include "partitioned_run.h"
 #include "nbcguard/case_spec.h"
 #include "nbcguard/library_version.h"
 #include "nbcguard/stats.h"
@@ -105,6 +106,24 @@ int List(const Config& cfg, const std::string& format) {
       continue;
     }
     const CaseSpec& c = *p.value;
+    if (c.kind == CaseKind::kPartitioned) {
+      // One test per node count (the parser allows only 2); no deployment.
+      for (int n : c.nodes) {
+        const std::string name = cfg.implementation + "." + c.name + ".n" + std::to_string(n) + ".partitioned";
+        std::vector<std::string> list = {"cases", c.name, "partitioned", "n" + std::to_string(n), cfg.implementation};
+        list.insert(list.end(), c.labels.begin(), c.labels.end());
+        std::string labels;
+        for (std::size_t i = 0; i < list.size(); ++i)
+          if (std::find(list.begin(), list.begin() + i, list[i]) == list.begin() + i)
+            labels += (labels.empty() ? "" : ";") + list[i];
+        std::cout << "add_test(" << Bracket(name) << " " << Bracket(self) << " run " << Bracket(f.string())
+                  << " --nodes " << n << " --config " << Bracket(cfg.path) << ")\n"
+                  << "set_tests_properties(" << Bracket(name) << " PROPERTIES LABELS " << Bracket(labels)
+                  << " TIMEOUT " << static_cast<long>(std::ceil(c.timeout)) << " RUN_SERIAL TRUE PROCESSORS "
+                  << n << " SKIP_RETURN_CODE " << kSkip << ")\n";
+      }
+      continue;
+    }
     for (int n : c.nodes) {
       for (Deployment d : c.deployments) {
         const std::string name = cfg.implementation + "." + c.name + ".n" + std::to_string(n) + "." + ToString(d);
@@ -480,6 +499,120 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   return rc;
 }
 
+// A partitioned case (kind: partitioned): one harness run on 2 ranks, no
+// computation and no r_mpi_impact jobs; bandwidths and r_partitioned per
+// grid point, the thresholds' rules of kind partitioned, results.json with
+// "kind": "partitioned". Skips (exit 77) with the harness's reason where the
+// library has no MPI-4 partitioned communication.
+int RunPartitionedCase(const Config& cfg, const CaseSpec& c, const std::vector<int>& nodes_list,
+                       const std::vector<ThresholdSpec>& specs, const RunOptions& ro) {
+  if (!ro.deployments.empty() || !ro.reference.empty()) {
+    std::cerr << "nbcguard run: --deployment and --reference apply to kind: overlap cases; " << c.file
+              << " is kind: partitioned\n";
+    return kUsage;
+  }
+  int worst = kSkip;
+  for (int nodes : nodes_list) {
+    const std::string id = c.name + " n" + std::to_string(nodes) + " partitioned";
+    if (nodes != 2) {
+      std::cout << "FAIL " << id << ": partitioned communication is measured between exactly 2 ranks\n";
+      return kUsage;
+    }
+    const std::string out_root = ro.out.empty() ? cfg.results_dir : ro.out;
+    const fs::path dir = fs::path(out_root) / c.name / ("n" + std::to_string(nodes)) / "partitioned";
+    fs::create_directories(dir);
+    const fs::path raw_path = dir / "raw.jsonl";
+    fs::remove(raw_path);
+    std::map<std::string, std::string> env = {{"OMP_WAIT_POLICY", "PASSIVE"}};  // idle Pready threads must not spin
+    for (const std::string& kv : ro.set_env) env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+    std::string sizes, orders, threads;
+    for (std::uint64_t b : c.partitioned.partition_bytes) sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
+    for (ReadyOrder o : c.partitioned.orders) orders += (orders.empty() ? "" : ",") + std::string(ToString(o));
+    for (int t : c.partitioned.pready_threads) threads += (threads.empty() ? "" : ",") + std::to_string(t);
+    const std::vector<std::string> args = {
+        "--mode", "partitioned", "--buffer", std::to_string(c.partitioned.buffer), "--partitions", sizes,
+        "--orders", orders, "--pready-threads", threads, "--seed", std::to_string(c.partitioned.seed),
+        "--repetitions", std::to_string(c.repetitions), "--fault", ro.fault, "--out", raw_path.string()};
+    const std::vector<std::string> cmd = LaunchCommand(cfg, nodes, cfg.harness, args);
+    std::cerr << "nbcguard: " << id << ": " << ShellQuote(cmd) << "\n";
+    const auto started = std::chrono::steady_clock::now();
+    auto left = [&] {
+      return c.timeout - 10 - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    };
+    // The grid as the harness will expand it; "auto" threads as the harness
+    // resolves them when every rank runs on this host (a progress estimate only).
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const int auto_threads = static_cast<int>(std::max(1L, cores / std::max(1, nodes)));
+    ProgressWatch progress(id, 0, 0, static_cast<int>(ExpandPartitionedGrid(c.partitioned, auto_threads).size()), left);
+    progress.Watch(raw_path.string());
+    const ProcessResult hr = RunProcess(cmd, env, std::max(1.0, left()));
+    progress.Stop();
+
+    const RawRun raw = ReadRaw(raw_path.string());
+    bool skipped = false;
+    for (const json* s : RecordsOfType(raw, "skip")) {
+      std::cout << "SKIP " << id << ": " << (*s)["reason"].get<std::string>() << "\n";
+      skipped = true;
+    }
+    if (skipped) continue;
+    std::string harness_error;
+    if (hr.timed_out)
+      harness_error = "harness did not finish within the case timeout (" + FormatDuration(c.timeout) +
+                      "): a hung transfer or rank; completed points are kept";
+    else if (hr.exit_code != 0 && hr.exit_code != kConformance)
+      harness_error = "harness failed (exit " + std::to_string(hr.exit_code) + "); completed points are kept";
+
+    const PartitionedReduction red = ReducePartitioned(raw);
+    PartitionedRunInfo info;
+    info.case_name = c.name;
+    info.case_file = c.file;
+    info.implementation_label = cfg.implementation;
+    info.nodes = nodes;
+    info.repetitions = c.repetitions;
+    info.labels = c.labels;
+    info.launch_command = ShellQuote(cmd);
+    info.deployment_env = env;
+    info.spec = c.partitioned;
+    const std::string version = raw.context.value("library_version", "");
+    info.library_version = FirstLine(version);
+    const LibraryId lib = IdentifyLibrary(version);
+    const ThresholdSpec* spec = SelectThresholds(specs, lib);
+    Verdict v;
+    int rc = kPass;
+    if (spec) {
+      info.threshold_file = spec->file;
+      v = EvaluatePartitioned(red.points, TestContext{"", nodes, Deployment::kBasic, c.labels, CaseKind::kPartitioned},
+                              spec->rules);
+      rc = v.pass ? kPass : kFail;
+    } else {
+      info.threshold_file = "(none)";
+    }
+    PrintPartitionedTable(std::cout, info, red, v);
+    PrintPartitionedMeasurements(std::cout, red, v);
+    json results = PartitionedResultsJson(info, raw, red, v);
+    if (!harness_error.empty()) results["harness_error"] = harness_error;
+    std::ofstream(dir / "results.json") << results.dump(1) << "\n";
+    std::cout << "results: " << (dir / "results.json").string() << "\n";
+    if (!ro.baseline.empty())
+      std::cout << "baseline: partitioned results are not compared with a baseline (nbcguard compare reads "
+                   "overlap results only); the thresholds decide\n";
+    if (!red.conformance_error.empty()) {
+      std::cout << "FAIL " << id << ": conformance failure: " << red.conformance_error << "\n";
+      rc = kConformance;
+    } else if (!harness_error.empty()) {
+      std::cout << "FAIL " << id << ": " << harness_error << "\n";
+      rc = kHarnessFailed;
+    } else if (!spec) {
+      std::cout << "FAIL " << id << ": no threshold file in " << cfg.thresholds_dir
+                << " matches the running library (" << (lib.implementation.empty() ? "unknown" : lib.implementation)
+                << " " << lib.version << ", from: " << info.library_version << ")\n";
+      rc = kUsage;
+    }
+    if (worst == kSkip || worst == kPass || (rc != kPass && rc > worst)) worst = rc;
+  }
+  return worst;
+}
+
 int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   Parsed<CaseSpec> p = LoadCaseSpec(case_file);
   if (!p.ok()) {
@@ -496,6 +629,12 @@ int Run(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   std::vector<ThresholdSpec> specs;
   if (!LoadThresholds(cfg_run, &specs)) return kUsage;
   std::vector<int> nodes = nodes_opt.empty() ? c.nodes : nodes_opt;
+  if (c.kind == CaseKind::kPartitioned) return RunPartitionedCase(cfg_run, c, nodes, specs, ro);
+  if (ro.fault == "corrupt") {
+    std::cerr << "nbcguard run: --inject-fault corrupt applies to kind: partitioned cases only (" << c.file
+              << " is kind: overlap)\n";
+    return kUsage;
+  }
   std::vector<Deployment> deps;
   if (deploy_opt.empty()) deps = c.deployments;
   for (const std::string& s : deploy_opt) deps.push_back(*ParseDeployment(s));  // checked by CLI
@@ -527,6 +666,15 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
   };
   std::map<std::string, Range> ranges;
   std::map<std::string, int> invalid;
+  // Partitioned results: r_partitioned per library and partition size (and,
+  // per point, order and threads), with the smallest upper bound of the
+  // confidence interval: what a min limit is compared with.
+  struct LowRange {
+    int n = 0;
+    double lo_med = INFINITY, hi_med = -INFINITY, min_ci_hi = INFINITY;
+    std::vector<double> medians;
+  };
+  std::map<std::pair<std::string, std::uint64_t>, LowRange> partitioned;
   int files = 0;
   std::vector<std::string> missing;  // none: the CLI checked that each directory exists
   for (const fs::path& file : FindResultsFiles(dirs, &missing)) {
@@ -534,6 +682,29 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
     json j = json::parse(f, nullptr, false);
     if (j.is_discarded() || !j.contains("points")) continue;
     ++files;
+    if (j.value("kind", std::string()) == "partitioned") {
+      for (const json& p : j["points"]) {
+        const std::string at = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") +
+                               (per_point ? " " + p.value("order", std::string("?")) + " threads=" +
+                                                std::to_string(p.value("threads", 0))
+                                          : std::string());
+        const std::uint64_t size = p.value("partition_bytes", std::uint64_t{0});
+        if (!p.value("valid", false)) {
+          ++invalid[at + " " + FormatBytes(size)];
+          continue;
+        }
+        if (!p.contains("r_partitioned")) continue;
+        const json& r = p["r_partitioned"];
+        if (!r.value("median", json()).is_number() || !r.value("ci_hi", json()).is_number()) continue;
+        LowRange& lr = partitioned[{at, size}];
+        ++lr.n;
+        lr.medians.push_back(r["median"].get<double>());
+        lr.lo_med = std::min(lr.lo_med, r["median"].get<double>());
+        lr.hi_med = std::max(lr.hi_med, r["median"].get<double>());
+        lr.min_ci_hi = std::min(lr.min_ci_hi, r["ci_hi"].get<double>());
+      }
+      continue;
+    }
     std::string key = j.value("implementation_label", "?") + " " + j["case"].value("deployment", "?");
     if (per_point) key = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") + " " +
                          j["case"].value("deployment", "?");
@@ -566,6 +737,10 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
       std::printf("%-36s n=%3d  medians %.2f..%.2f  largest CI lower bound %.2f\n", k.c_str(), r.n, r.lo_med,
                   r.hi_med, r.max_ci_lo);
   }
+  for (const auto& [k, r] : partitioned)
+    std::printf("%-44s %8s r_partitioned n=%3d  medians %.3g..%.3g (median %.3g)  smallest CI upper bound %.3g\n",
+                k.first.c_str(), FormatBytes(k.second).c_str(), r.n, r.lo_med, r.hi_med, Median(r.medians),
+                r.min_ci_hi);
   for (const auto& [k, n] : invalid) std::printf("invalid points: %s: %d\n", k.c_str(), n);
   return files > 0 ? kPass : kFail;
 }
@@ -602,8 +777,9 @@ int main(int argc, char** argv) {
   run->add_option("--timeout", ro.timeout, "seconds for each test (default: the case's timeout)")
       ->check(CLI::PositiveNumber);
   run->add_option("--inject-fault", ro.fault, "make rank 1 exit or hang at the second grid point (tests the "
-                                              "failure handling)")
-      ->check(CLI::IsMember({"none", "exit", "hang"}));
+                                              "failure handling); corrupt (kind: partitioned): flip one received "
+                                              "byte of the partitioned mechanism (tests the data check)")
+      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));
   run->add_option("--reference", ro.reference,
                   "replace the library's progression with a reference behaviour whose ratios are known "
                   "(ground truth; none = the library's own; other parameters from the case's reference: section)")

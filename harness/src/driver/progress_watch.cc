@@ -85,7 +85,9 @@ void ProgressWatch::ReadNewRecords() {
     partial_.erase(0, nl + 1);
     if (line.find("\"type\":\"comp_calibration\"") != std::string::npos) ++state_.comp_done;
     if (line.find("\"type\":\"comm_calibration\"") != std::string::npos) ++state_.comm_done;
-    if (line.find("\"type\":\"point\"") != std::string::npos) ++state_.points_done;
+    if (line.find("\"type\":\"point\"") != std::string::npos ||
+        line.find("\"type\":\"partitioned_point\"") != std::string::npos)
+      ++state_.points_done;
   }
   // The grid starts once the last size is calibrated.
   if (state_.grid_started < 0 && state_.comp_done >= state_.comp_targets && state_.comm_done >= state_.comm_targets)

@@ -180,6 +180,16 @@ std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<con
   return out;
 }
 
+json BarrierSkewJson(const RawRun& run, const std::vector<ClockFit>& clocks) {
+  json out;
+  for (const json* rec : RecordsOfType(run, "barrier_skew")) {
+    out = {{"synchronized", SkewStats((*rec)["sync"], clocks)},
+           {"mpi_barrier", SkewStats((*rec)["mpi"], clocks)},
+           {"synchronized_late_rounds", (*rec)["sync_late"]}};
+  }
+  return out;
+}
+
 Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   Reduction red;
   const std::vector<ClockFit> clocks = FitClocks(run);
@@ -191,11 +201,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
                          {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
                          {"min_rtt_s", f.min_rtt}, {"span_s", f.span}});
   }
-  for (const json* rec : RecordsOfType(run, "barrier_skew")) {
-    red.barrier = {{"synchronized", SkewStats((*rec)["sync"], clocks)},
-                   {"mpi_barrier", SkewStats((*rec)["mpi"], clocks)},
-                   {"synchronized_late_rounds", (*rec)["sync_late"]}};
-  }
+  red.barrier = BarrierSkewJson(run, clocks);
   for (const json* rec : RecordsOfType(run, "conformance_failure"))
     red.conformance_error = (*rec)["collective"].get<std::string>() + " with count " +
                             std::to_string((*rec)["count"].get<std::uint64_t>()) + " (" +

@@ -42,6 +42,10 @@ using NoMpiTimes = std::map<int, std::map<int, std::vector<double>>>;
 std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<const nlohmann::json*>& passive,
                                                            const NoMpiTimes& no_mpi, int ranks);
 
+// Exit skews of the synchronized barrier and of MPI_Barrier (the
+// "barrier_skew" record), on the fitted clocks; null when not recorded.
+nlohmann::json BarrierSkewJson(const RawRun& run, const std::vector<ClockFit>& clocks);
+
 // A sample set on the global clock: [sample][rank][stamp].
 using GlobalSamples = std::vector<std::vector<std::vector<double>>>;
 

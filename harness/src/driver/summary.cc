@@ -72,7 +72,84 @@ std::string CaseLabel(const CaseView& v) {
 }
 
 std::string PointsLabel(const CaseView& v) {
-  return std::to_string(v.ValidPoints()) + "/" + std::to_string(v.points.size());
+  return std::to_string(v.ValidPoints()) + "/" + std::to_string(v.TotalPoints());
+}
+
+// ------------------------------------------------------ partitioned tables --
+
+// The grid of a partitioned test (its own shape: no r_overhead, no
+// r_mpi_impact): bandwidth per mechanism, the best other, r_partitioned.
+const std::vector<std::string>& PartitionedColumns() {
+  static const std::vector<std::string> cols = {"partition", "order",       "threads",    "send",
+                                                "isend",     "persistent",  "partitioned", "best other",
+                                                "r_partitioned", "verdict"};
+  return cols;
+}
+
+std::vector<std::vector<std::string>> PartitionedRows(const CaseView& v) {
+  std::vector<std::vector<std::string>> rows;
+  for (const report::PartitionedRow& r : v.partitioned) {
+    std::vector<std::string> row = {r.partition, r.order, std::to_string(r.threads)};
+    if (!r.valid) {
+      row.push_back("INVALID: " + r.invalid_reason);
+    } else {
+      for (double bw : r.bandwidth) row.push_back(FormatBandwidth(bw));
+      row.push_back(r.best_other);
+      // Three significant digits: on MPICH 4.0 the ratio is a few hundredths.
+      auto g3 = [](double x) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g", x);
+        return std::string(std::isfinite(x) ? buf : "-");
+      };
+      row.push_back(g3(r.r_partitioned.median) +
+                    (std::isfinite(r.r_partitioned.lo) && std::isfinite(r.r_partitioned.hi)
+                         ? " [" + g3(r.r_partitioned.lo) + ", " + g3(r.r_partitioned.hi) + "]"
+                         : std::string()));
+      row.push_back(r.verdict);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+void PartitionedText(std::ostream& out, const std::vector<Entry>& entries) {
+  for (const Entry& e : entries) {
+    if (!e.view.IsPartitioned()) continue;
+    out << "\n" << e.Id() << " (" << e.view.library << "): effective bandwidth per mechanism, median; "
+        << "r_partitioned = partitioned / best other [95% CI]\n";
+    std::vector<std::vector<std::string>> rows = {PartitionedColumns()};
+    for (auto& r : PartitionedRows(e.view)) rows.push_back(r);
+    std::vector<std::size_t> w(PartitionedColumns().size(), 0);
+    for (const auto& r : rows)
+      for (std::size_t i = 0; i < r.size() && i + 1 < w.size(); ++i) w[i] = std::max(w[i], plot::Utf8Length(r[i]));
+    for (const auto& r : rows) {
+      std::string line;
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        line += r[i];
+        if (i + 1 < r.size()) line += std::string(w[i] - plot::Utf8Length(r[i]) + 2, ' ');
+      }
+      out << line << "\n";
+    }
+  }
+}
+
+void PartitionedMarkdown(std::ostream& out, const std::vector<Entry>& entries) {
+  for (const Entry& e : entries) {
+    if (!e.view.IsPartitioned()) continue;
+    out << "\n### " << plot::MarkdownCell(e.Id()) << ": partitioned communication\n\n"
+        << "Effective bandwidth per mechanism (median); r_partitioned = partitioned / best other, median "
+           "[95% CI].\n\n|";
+    for (const std::string& c : PartitionedColumns()) out << " " << c << " |";
+    out << "\n|";
+    for (std::size_t i = 0; i < PartitionedColumns().size(); ++i) out << (i >= 2 && i <= 6 ? " ---: |" : " --- |");
+    out << "\n";
+    for (const auto& r : PartitionedRows(e.view)) {
+      out << "|";
+      for (std::size_t i = 0; i < PartitionedColumns().size(); ++i)
+        out << " " << (i < r.size() ? plot::MarkdownCell(r[i]) : std::string()) << " |";
+      out << "\n";
+    }
+  }
 }
 
 std::string FirstFailure(const CaseView& v) { return v.headline; }
@@ -134,6 +211,7 @@ void Text(std::ostream& out, const std::vector<Entry>& entries) {
     }
   }
   out << CountLine(entries) << "\n";
+  PartitionedText(out, entries);
   bool any = false;
   for (const Entry& e : entries) {
     if (e.view.failures.empty()) continue;
@@ -162,6 +240,7 @@ void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::s
     }
     out << "\n";
   }
+  PartitionedMarkdown(out, entries);
   bool any = false;
   for (const Entry& e : entries) {
     if (e.view.failures.empty()) continue;
@@ -301,6 +380,23 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
     }
     out << "</div>\n";
 
+    if (v.IsPartitioned()) {
+      out << "<p class=\"muted\">Effective bandwidth per mechanism (median); r_partitioned = partitioned / best "
+             "other, median [95% CI]. " << HtmlEscape(report::NoPicturesReason(e.results)) << ".</p>\n"
+          << "<table class=\"points\">\n<tr>";
+      for (const std::string& c : PartitionedColumns()) out << "<th>" << HtmlEscape(c) << "</th>";
+      out << "</tr>\n";
+      for (const auto& r : PartitionedRows(v)) {
+        const bool invalid = r.size() < PartitionedColumns().size();
+        out << "<tr" << (invalid ? " class=\"invalid\"" : "") << ">";
+        for (std::size_t i = 0; i < r.size(); ++i)
+          out << "<td" << (invalid && i + 1 == r.size() ? " colspan=\"7\"" : i >= 2 && i <= 6 ? " class=\"num\"" : "")
+              << ">" << HtmlEscape(r[i]) << "</td>";
+        out << "</tr>\n";
+      }
+      out << "</table>\n</section>\n";
+      continue;
+    }
     // Pictures: the ones the run drew, or drawn now.
     const fs::path dir_of = e.file.parent_path();
     bool have = true;
@@ -372,6 +468,10 @@ int PlotCommand(const std::vector<std::string>& paths) {
     if (!e.error.empty()) {
       std::cerr << "nbcguard plot: " << f.string() << ": " << e.error << "\n";
       rc = kFail;
+      continue;
+    }
+    if (const std::string why = report::NoPicturesReason(e.results); !why.empty()) {
+      std::cout << "nbcguard plot: " << f.string() << ": skipped: " << why << "\n";
       continue;
     }
     std::string error;

@@ -23,7 +23,9 @@
 #include "measure.h"
 #include "nbcguard/calibrate.h"
 #include "nbcguard/deployment.h"
+#include "nbcguard/partitioned.h"
 #include "nbcguard/stats.h"
+#include "partitioned_p2p.h"
 #include "sync_barrier.h"
 
 extern char** environ;
@@ -52,6 +54,13 @@ struct Options {
   int fault_rank = 1;
   int fault_point = 1;         // overlap point (0-based, grid order) where the fault happens
   std::string out;
+  // partitioned mode
+  std::uint64_t buffer = PartitionedSpec::kDefaultBuffer;
+  std::vector<std::uint64_t> partitions;  // partition sizes, bytes
+  std::vector<std::string> orders = {"left-right"};
+  std::vector<int> pready_threads = {1};  // 0 = auto
+  std::uint64_t seed = 1;
+  int thread_level = MPI_THREAD_FUNNELED;  // provided by MPI_Init_thread
 };
 
 // Rank 0 appends one JSON object per line and flushes it.
@@ -208,6 +217,7 @@ class Harness {
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   }
+  int RunPartitioned();
   int RunClockCheck();
   int RunVerify();
   int RunPassive();
@@ -215,9 +225,9 @@ class Harness {
 
  private:
   // The samples of one kind (sample index % kKinds == kind).
-  json Samples(const SampleSet& s, int kind) const {
+  json Samples(const SampleSet& s, int kind, int kinds = kKinds) const {
     json local = json::array(), exits = json::array();
-    for (std::size_t i = kind; i < s.local.size(); i += kKinds) {
+    for (std::size_t i = kind; i < s.local.size(); i += kinds) {
       local.push_back(s.local[i]);
       exits.push_back(s.exits[i]);
     }
@@ -230,6 +240,16 @@ class Harness {
     if (comm_.rank() == 0)
       std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s with count %llu: %s\n",
                    coll.c_str(), static_cast<unsigned long long>(count), error.c_str());
+    return 4;
+  }
+
+  int PartitionedConformance(Mechanism m, const PartitionedPointSpec& p, const std::string& error) {
+    raw_.Write({{"type", "conformance_failure"}, {"mechanism", ToString(m)}, {"partition_bytes", p.partition_bytes},
+                {"partitions", p.partitions}, {"order", ToString(p.order)}, {"threads", p.threads},
+                {"error", error}});
+    if (comm_.rank() == 0)
+      std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s at %s: %s\n", ToString(m), PointName(p).c_str(),
+                   error.c_str());
     return 4;
   }
 
@@ -383,6 +403,124 @@ int Harness::RunOverlap() {
   return 0;
 }
 
+// MPI-4 partitioned communication against MPI_Send, MPI_Isend and persistent
+// sends per partition (paper 004), rank 0 to rank 1. Per grid point
+// (partition size x ready order x threads) the four mechanisms take turns
+// sample by sample, each timed from the synchronized barrier's release to
+// the last rank's end (Measurer::Run, global time as everywhere), so a drift
+// of the machine's speed reaches all four alike. Every sample's data is
+// verified on the receiver.
+int Harness::RunPartitioned() {
+  const std::string version = [] {
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(v, &len);
+    const std::string all(v, strnlen(v, len));
+    return all.substr(0, all.find('\n'));
+  }();
+  if (!PartitionedTransfer::Available()) {
+    raw_.Write({{"type", "skip"}, {"reason", PartitionedTransfer::MissingReason(version)}});
+    return 0;
+  }
+  if (comm_.size() != 2) Fatal("partitioned mode runs on exactly 2 ranks, not " + std::to_string(comm_.size()));
+  PartitionedSpec spec;
+  spec.buffer = o_.buffer;
+  spec.partition_bytes = o_.partitions;
+  for (const std::string& name : o_.orders) spec.orders.push_back(*ParseReadyOrder(name));  // checked by CLI
+  spec.pready_threads = o_.pready_threads;
+  spec.seed = o_.seed;
+  const int auto_threads = AutoThreads(comm_.ranks_on_node());
+  const std::vector<PartitionedPointSpec> grid = ExpandPartitionedGrid(spec, auto_threads);
+  int* tag_ub = nullptr;
+  int has_tag_ub = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &has_tag_ub);
+  const long long max_tag = has_tag_ub && tag_ub ? *tag_ub : 32767;
+  json plan = json::array();
+  for (const PartitionedPointSpec& p : grid)
+    plan.push_back({{"partition_bytes", p.partition_bytes}, {"partitions", p.partitions},
+                    {"order", ToString(p.order)}, {"threads", p.threads}});
+  raw_.Write({{"type", "partitioned_plan"}, {"buffer", spec.buffer}, {"seed", spec.seed},
+              {"auto_threads", auto_threads}, {"thread_level", o_.thread_level},
+              {"mechanisms", {"send", "isend", "persistent", "partitioned"}}, {"points", plan}});
+
+  InitialSync();
+  SyncBarrier barrier(comm_, clock_);
+  BarrierSkew(barrier, 30);
+  Measurer m(comm_, clock_, barrier);
+  PartitionedTransfer transfer(comm_.get(), spec.buffer);
+
+  std::uint64_t sample = 0;  // every prepared sample gets its own pattern, redone ones too
+  std::int64_t verified = 0;
+  int point_index = -1;
+  for (const PartitionedPointSpec& p : grid) {
+    ++point_index;
+    if (point_index == o_.fault_point && comm_.rank() == o_.fault_rank) InjectFault();
+    json rec = {{"type", "partitioned_point"}, {"partition_bytes", p.partition_bytes}, {"partitions", p.partitions},
+                {"order", ToString(p.order)}, {"threads", p.threads}};
+    // Points that cannot be measured here are recorded with the reason.
+    std::string invalid;
+    if (p.threads > 1 && o_.thread_level < MPI_THREAD_MULTIPLE)
+      invalid = "MPI_Pready from " + std::to_string(p.threads) +
+                " threads needs MPI_THREAD_MULTIPLE, but MPI_Init_thread provided level " +
+                std::to_string(o_.thread_level);
+    else if (p.partitions - 1 > max_tag)
+      invalid = std::to_string(p.partitions) + " partitions need tags up to " + std::to_string(p.partitions - 1) +
+                ", above this library's MPI_TAG_UB (" + std::to_string(max_tag) + ")";
+    if (!invalid.empty()) {
+      rec["invalid_reason"] = invalid;
+      raw_.Write(rec);
+      continue;
+    }
+    Sync("point", SyncOptions{2, 50, 0.1});
+    transfer.Setup(p);
+    std::vector<std::uint64_t> seeds;
+    for (int r = 0; r < o_.repetitions; ++r) seeds.push_back(RepetitionSeed(spec.seed, r));
+    auto mechanism = [](int rep) { return AllMechanisms()[rep % kMechanisms]; };
+    Mechanism current = Mechanism::kSend;  // the sample being measured
+    // Warm-up: one untimed transfer per mechanism (first-touch of the
+    // buffers, the library's lazy connection and registration).
+    for (Mechanism mech : AllMechanisms()) {
+      transfer.Prepare(mech, sample++, ReadyOrderOf(p.order, p.partitions, seeds[0]));
+      CheckMpi(MPI_Barrier(comm_.get()), "MPI_Barrier(warm-up)");
+      transfer.Transfer(mech);
+      const std::string wrong = transfer.Verify(mech);
+      const std::string agreed = comm_.FirstError(wrong);
+      if (!agreed.empty()) return PartitionedConformance(mech, p, agreed);
+    }
+    SampleSet s = m.Run(2, kMechanisms * o_.repetitions,
+        [&](int rep) {
+          transfer.Prepare(mechanism(rep), sample++, ReadyOrderOf(p.order, p.partitions, seeds[rep / kMechanisms]));
+        },
+        [&](int rep, double* t) {
+          current = mechanism(rep);
+          t[0] = clock_.LocalNow();
+          transfer.Transfer(current);
+          t[1] = clock_.LocalNow();
+          if (o_.fault == "corrupt" && point_index == 0 && mechanism(rep) == Mechanism::kPartitioned)
+            transfer.Corrupt();
+        },
+        [&](int rep) {
+          ++verified;
+          return transfer.Verify(mechanism(rep));
+        },
+        Measurer::GlobalSpan);
+    transfer.Teardown();
+    // The first wrong sample ends the run; the message names mechanism and partition.
+    if (!s.error.empty()) return PartitionedConformance(current, p, s.error);
+    json samples = json::object();
+    for (int k = 0; k < kMechanisms; ++k) samples[ToString(AllMechanisms()[k])] = Samples(s, k, kMechanisms);
+    rec["samples"] = samples;
+    rec["seeds"] = p.order == ReadyOrder::kRandom ? json(seeds) : json::array();
+    rec["verified_samples"] = s.durations.size();
+    raw_.Write(rec);
+  }
+  Sync("end", SyncOptions{});
+  raw_.Write({{"type", "partitioned_verification"}, {"samples_verified_on_receiver", verified}});
+  raw_.Write({{"type", "barrier_stats"}, {"late_redone", barrier.late_count()},
+              {"waits", barrier.waits()}, {"final_margin", barrier.margin()}});
+  return 0;
+}
+
 // Clock synchronization against a known truth: every rank of one host shares
 // CLOCK_MONOTONIC, which is rank 0's local clock; one rank's clock is
 // perturbed with a known offset and drift. Records, per rank, (local, mono)
@@ -516,7 +654,16 @@ int main(int argc, char** argv) {
   using namespace nbcguard;
   Options o;
   CLI::App app{"nbcguard-harness: one rank of an overlap measurement (started by nbcguard)"};
-  app.add_option("--mode", o.mode)->check(CLI::IsMember({"overlap", "clock-check", "verify", "passive", "bcast-ack"}));
+  app.add_option("--mode", o.mode)
+      ->check(CLI::IsMember({"overlap", "clock-check", "verify", "passive", "bcast-ack", "partitioned"}));
+  app.add_option("--buffer", o.buffer, "partitioned mode: bytes sent per sample")->check(CLI::PositiveNumber);
+  app.add_option("--partitions", o.partitions, "partitioned mode: partition sizes in bytes (each divides --buffer)")
+      ->delimiter(',')->check(CLI::PositiveNumber);
+  app.add_option("--orders", o.orders, "partitioned mode: ready orders")->delimiter(',')
+      ->check(CLI::IsMember(ReadyOrderNames()));
+  app.add_option("--pready-threads", o.pready_threads, "partitioned mode: threads marking partitions ready (0 = auto)")
+      ->delimiter(',')->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", o.seed, "partitioned mode: base seed of the random orders");
   app.add_option("--counts", o.counts, "bcast-ack mode: int32 elements per broadcast")->delimiter(',')
       ->check(CLI::PositiveNumber);
   app.add_option("--sizes", o.sizes, "passive mode: matrix sizes")->delimiter(',')->check(CLI::PositiveNumber);
@@ -539,8 +686,20 @@ int main(int argc, char** argv) {
   app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();
 
+  // Only the partitioned mode calls MPI from several threads (MPI_Pready
+  // and the per-partition sends from OpenMP threads); every other mode
+  // keeps FUNNELED, which is what the overlap measurements were made with
+  // (a library may take slower paths under MPI_THREAD_MULTIPLE). The mode
+  // is read before MPI_Init_thread, the options after.
+  bool partitioned = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--mode=partitioned" || (a == "--mode" && i + 1 < argc && std::string(argv[i + 1]) == "partitioned"))
+      partitioned = true;
+  }
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, partitioned ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
+  o.thread_level = provided;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -564,7 +723,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> hosts = comm.GatherStrings(Hostname());
     std::vector<int> aff = Affinity();
     std::vector<std::string> affinity = comm.GatherStrings(nlohmann::json(aff).dump());
-    nlohmann::json ctx = {{"type", "context"}, {"mode", o.mode}, {"collective", o.collective},
+    nlohmann::json ctx = {{"type", "context"}, {"mode", o.mode},
+                          {"collective", o.mode == "partitioned" ? std::string() : o.collective},
                           {"ranks", comm.size()}, {"ranks_on_node", comm.ranks_on_node()},
                           // Open MPI counts the terminating NUL in len.
                           {"library_version", std::string(version, strnlen(version, len))},
@@ -583,6 +743,7 @@ int main(int argc, char** argv) {
     else if (o.mode == "clock-check") rc = h.RunClockCheck();
     else if (o.mode == "passive") rc = h.RunPassive();
     else if (o.mode == "bcast-ack") rc = h.RunBcastAck();
+    else if (o.mode == "partitioned") rc = h.RunPartitioned();
     else rc = h.RunVerify();
     rc = static_cast<int>(comm.Max(rc));
     raw.Write({{"type", "end"}, {"status", rc}});

@@ -600,6 +600,13 @@ const std::vector<PlotKind>& PlotKinds() {
   return kinds;
 }
 
+std::string NoPicturesReason(const nlohmann::json& results) {
+  if (results.is_object() && results.value("kind", std::string()) == "partitioned")
+    return "partitioned results (kind: partitioned) have no heat-maps: their bandwidths and r_partitioned are in "
+           "the table (nbcguard summary)";
+  return "";
+}
+
 std::vector<fs::path> RenderPlots(const nlohmann::json& results, const fs::path& dir, std::string* error) {
   std::string scratch;
   if (!error) error = &scratch;
@@ -620,6 +627,10 @@ namespace {
 void Render(const nlohmann::json& results, const fs::path& dir, std::vector<fs::path>* written, std::string* error) {
   CaseView v;
   if (!ReadCase(results, &v, error)) return;
+  if (v.IsPartitioned()) {
+    *error = NoPicturesReason(results);
+    return;
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
 

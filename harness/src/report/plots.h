@@ -20,6 +20,10 @@ struct PlotKind {
 };
 const std::vector<PlotKind>& PlotKinds();
 
+// Why a results file has no pictures, or "" when it has them: partitioned
+// results ("kind": "partitioned") have a table, not heat-maps.
+std::string NoPicturesReason(const nlohmann::json& results);
+
 // Writes the six files into dir and returns the paths written, in
 // PlotKinds() order, PNG before SVG. On failure returns what was written
 // before it and sets *error; the caller decides whether that matters (a

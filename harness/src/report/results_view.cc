@@ -55,6 +55,7 @@ std::string FirstLineOf(const std::string& s) {
 }  // namespace
 
 std::string CaseView::Title() const {
+  if (IsPartitioned()) return "partitioned communication, " + std::to_string(nodes) + " ranks";
   std::string t = collective.empty() ? name : collective;
   t += ", " + std::to_string(nodes) + " ranks";
   if (threads > 0) t += " x " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
@@ -63,7 +64,21 @@ std::string CaseView::Title() const {
 }
 
 int CaseView::ValidPoints() const {
+  if (IsPartitioned())
+    return static_cast<int>(
+        std::count_if(partitioned.begin(), partitioned.end(), [](const PartitionedRow& r) { return r.valid; }));
   return static_cast<int>(std::count_if(points.begin(), points.end(), [](const plot::Point& p) { return p.valid; }));
+}
+
+int CaseView::TotalPoints() const {
+  return static_cast<int>(IsPartitioned() ? partitioned.size() : points.size());
+}
+
+double CaseView::LowestPartitioned() const {
+  double lowest = NAN;
+  for (const PartitionedRow& r : partitioned)
+    if (r.valid && r.r_partitioned.present() && !(lowest <= r.r_partitioned.median)) lowest = r.r_partitioned.median;
+  return lowest;
 }
 
 double CaseView::WorstOverhead() const {
@@ -100,7 +115,34 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
   if (j.contains("reference") && j["reference"].is_object())
     v.reference = Str(j["reference"], "behaviour", "unknown");
 
+  v.kind = Str(j, "kind", "overlap");
+  if (v.IsPartitioned()) {
+    // Its own shape: no targets, no r_mpi_impact; read the grid rows.
+    v.deployment = "partitioned";
+    v.library = FirstLineOf(Str(j, "library_version", Str(env, "library_version", "unknown library")));
+    static const char* const kMechanismNames[4] = {"send", "isend", "persistent", "partitioned"};
+    for (const json& p : j["points"]) {
+      PartitionedRow r;
+      r.partition = Str(p, "partition", "?");
+      r.partition_bytes = p.is_object() && p.contains("partition_bytes") && p["partition_bytes"].is_number()
+                              ? p["partition_bytes"].get<std::uint64_t>()
+                              : 0;
+      r.partitions = p.is_object() && p.contains("partitions") && p["partitions"].is_number() ? p["partitions"].get<int>() : 0;
+      r.order = Str(p, "order", "?");
+      r.threads = p.is_object() && p.contains("threads") && p["threads"].is_number() ? p["threads"].get<int>() : 0;
+      r.valid = p.is_object() && p.value("valid", false);
+      r.invalid_reason = Str(p, "invalid_reason");
+      const json& bw = p.is_object() && p.contains("bandwidth_bytes_per_s") ? p["bandwidth_bytes_per_s"] : json::object();
+      for (int m = 0; m < 4; ++m)
+        r.bandwidth[m] = bw.is_object() && bw.contains(kMechanismNames[m]) ? Num(bw[kMechanismNames[m]], "median") : NAN;
+      r.best_other = Str(p, "best_other", "-");
+      r.r_partitioned = ReadRatio(p, "r_partitioned");
+      r.verdict = Str(p, "verdict");
+      v.partitioned.push_back(r);
+    }
+  }
   for (const json& p : j["points"]) {
+    if (v.IsPartitioned()) break;  // read above
     plot::Point pt;
     pt.comm = Num(p, "comm_target");
     pt.comp = Num(p, "comp_target");
@@ -117,7 +159,9 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
   // r_mpi_impact per computation time: the run's own list when it has one
   // (it carries the reason when a size has no ratio), else the points'
   // (every point of one computation time shares that time's ratio).
-  if (j.contains("mpi_impact") && j["mpi_impact"].is_array() && !j["mpi_impact"].empty()) {
+  if (v.IsPartitioned()) {
+    // No computation, so no r_mpi_impact bars.
+  } else if (j.contains("mpi_impact") && j["mpi_impact"].is_array() && !j["mpi_impact"].empty()) {
     for (const json& m : j["mpi_impact"]) {
       plot::ImpactBar b;
       b.comp = Num(m, "comp_target");
@@ -165,8 +209,10 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
       // > max 1.50 (contention)".
       if (first_limit.empty() && f.contains("measured") && f.contains("limit")) {
         const bool is_max = Str(f, "kind", "max") == "max";
-        first_limit = "comm=" + FormatDuration(Num(f, "comm_target")) + " comp=" + FormatDuration(Num(f, "comp_target")) +
-                      ": " + Str(f, "metric", "?") + " " + plot::FormatRatio(Num(f["measured"], "median")) +
+        const std::string at = !Str(f, "at").empty() ? Str(f, "at")
+                                                     : "comm=" + FormatDuration(Num(f, "comm_target")) +
+                                                           " comp=" + FormatDuration(Num(f, "comp_target"));
+        first_limit = at + ": " + Str(f, "metric", "?") + " " + plot::FormatRatio(Num(f["measured"], "median")) +
                       (is_max ? " > max " : " < min ") + plot::FormatRatio(Num(f, "limit")) +
                       (Str(f, "diagnosis").empty() ? "" : " (" + Str(f, "diagnosis") + ")");
       }

@@ -4,6 +4,8 @@
 // when the summary is needed.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,24 @@
 
 namespace nbcguard::report {
 
+// One grid point of a partitioned results file ("kind": "partitioned").
+struct PartitionedRow {
+  std::string partition;  // "64KiB"
+  std::uint64_t partition_bytes = 0;
+  int partitions = 0;
+  std::string order;
+  int threads = 0;
+  bool valid = false;
+  std::string invalid_reason;
+  double bandwidth[4] = {NAN, NAN, NAN, NAN};  // median bytes/s: send, isend, persistent, partitioned
+  std::string best_other;
+  plot::Ratio r_partitioned;
+  std::string verdict;  // pass, fail, within-noise, invalid, not-checked
+};
+
 struct CaseView {
+  std::string kind = "overlap";  // "partitioned": points and impact are empty, partitioned holds the grid
+  std::vector<PartitionedRow> partitioned;
   std::string name, collective, deployment, implementation;
   int nodes = 0, threads = 0;
   std::string library;    // first line of MPI_Get_library_version
@@ -31,8 +50,11 @@ struct CaseView {
   // The title line the pictures and the summary share:
   // "ialltoall, 4 ranks x 1 thread, deployment progress".
   std::string Title() const;
+  bool IsPartitioned() const { return kind == "partitioned"; }
   int ValidPoints() const;
+  int TotalPoints() const;
   double WorstOverhead() const;  // NaN when no valid point has one
+  double LowestPartitioned() const;  // lowest median r_partitioned over valid points; NaN when none
   double MaxImpact() const;      // NaN when none was measured
 };
 

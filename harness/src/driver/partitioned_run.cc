@@ -1,0 +1,278 @@
+#include "partitioned_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <tuple>
+
+#include "nbcguard/units.h"
+#include "report.h"
+
+namespace nbcguard {
+
+using json = nlohmann::json;
+
+namespace {
+
+std::string Us(double s) {
+  if (!std::isfinite(s)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  return buf;
+}
+
+std::string RatioCell(const Spread& s) {
+  if (s.n == 0 || !std::isfinite(s.median)) return "-";
+  char buf[80];
+  std::snprintf(buf, sizeof buf, "%.3g [%.3g,%.3g]", s.median, s.lo, s.hi);
+  return buf;
+}
+
+using PointKey = std::tuple<std::uint64_t, std::string, int>;
+
+PointKey KeyOf(const PartitionedPointSpec& p) { return {p.partition_bytes, ToString(p.order), p.threads}; }
+
+PointKey KeyOf(const json& rec) {
+  return {rec.value("partition_bytes", std::uint64_t{0}), rec.value("order", std::string()), rec.value("threads", 0)};
+}
+
+PartitionedPointSpec SpecOf(const json& rec) {
+  PartitionedPointSpec p;
+  p.partition_bytes = rec.value("partition_bytes", std::uint64_t{0});
+  p.partitions = rec.value("partitions", 0);
+  p.order = ParseReadyOrder(rec.value("order", std::string())).value_or(ReadyOrder::kLeftRight);
+  p.threads = rec.value("threads", 1);
+  return p;
+}
+
+}  // namespace
+
+PartitionedReduction ReducePartitioned(const RawRun& run) {
+  PartitionedReduction red;
+  const std::vector<ClockFit> clocks = FitClocks(run);
+  red.clock = json::array();
+  for (std::size_t r = 0; r < clocks.size(); ++r) {
+    const ClockFit& f = clocks[r];
+    red.clock.push_back({{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
+                         {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
+                         {"min_rtt_s", f.min_rtt}, {"span_s", f.span}});
+  }
+  red.barrier = BarrierSkewJson(run, clocks);
+  for (const json* rec : RecordsOfType(run, "conformance_failure"))
+    red.conformance_error = (*rec).value("error", std::string("wrong data")) + " (mechanism " +
+                            (*rec).value("mechanism", std::string("?")) + ", partition size " +
+                            FormatBytes((*rec).value("partition_bytes", std::uint64_t{0})) + ", order " +
+                            (*rec).value("order", std::string("?")) + ", " +
+                            std::to_string((*rec).value("threads", 0)) + " thread(s))";
+  for (const json* rec : RecordsOfType(run, "partitioned_verification"))
+    red.samples_verified = (*rec).value("samples_verified_on_receiver", std::int64_t{0});
+
+  // The plan lists every point the run was asked for; a point without a
+  // record was not reached (the run ended first).
+  std::vector<PartitionedPointSpec> plan;
+  for (const json* rec : RecordsOfType(run, "partitioned_plan")) {
+    red.buffer = (*rec).value("buffer", std::uint64_t{0});
+    red.thread_level = (*rec).value("thread_level", -1);
+    for (const json& p : (*rec)["points"]) plan.push_back(SpecOf(p));
+  }
+  std::map<PointKey, const json*> measured;
+  for (const json* rec : RecordsOfType(run, "partitioned_point")) measured[KeyOf(*rec)] = rec;
+
+  red.samples = json::array();
+  for (const PartitionedPointSpec& at : plan) {
+    PartitionedPoint p;
+    p.at = at;
+    std::vector<std::uint64_t> seeds;
+    int verified = 0;
+    const auto it = measured.find(KeyOf(at));
+    if (it == measured.end()) {
+      p.valid = false;
+      p.invalid_reason = red.conformance_error.empty() ? "not measured (run ended before this point)"
+                                                       : "not measured (the run stopped at a conformance failure)";
+    } else if (it->second->contains("invalid_reason")) {
+      p.valid = false;
+      p.invalid_reason = (*it->second)["invalid_reason"].get<std::string>();
+    } else {
+      const json& rec = *it->second;
+      std::array<std::vector<double>, kMechanisms> times;
+      json per = json::object();
+      for (int m = 0; m < kMechanisms; ++m) {
+        const char* name = ToString(AllMechanisms()[m]);
+        if (!rec["samples"].contains(name)) continue;
+        const json& s = rec["samples"][name];
+        for (const auto& sample : ToGlobal(s, clocks)) times[m].push_back(Span(sample, 0, 1));
+        per[name] = times[m];
+        if (m == 0) red.late_redone += s.value("late_redone", 0);
+      }
+      p.stats = SummarizePartitioned(red.buffer, times);
+      verified = rec.value("verified_samples", 0);
+      if (rec.contains("seeds")) seeds = rec["seeds"].get<std::vector<std::uint64_t>>();
+      std::size_t fewest = times[0].size();
+      for (const auto& t : times) fewest = std::min(fewest, t.size());
+      if (fewest < 3) {
+        p.valid = false;
+        p.invalid_reason = "fewer than 3 samples of a mechanism survived the synchronized barrier";
+      } else if (!std::isfinite(p.stats.r_partitioned.median)) {
+        p.valid = false;
+        p.invalid_reason = "no finite r_partitioned (a mechanism has no positive time)";
+      }
+      red.samples.push_back({{"partition_bytes", at.partition_bytes}, {"order", ToString(at.order)},
+                             {"threads", at.threads}, {"seconds", per}});
+    }
+    red.points.push_back(p);
+    red.verified_samples.push_back(verified);
+    red.seeds.push_back(seeds);
+  }
+  return red;
+}
+
+void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, const PartitionedReduction& red,
+                           const Verdict& v) {
+  out << "nbcguard: partitioned communication, rank 0 to rank 1 of " << info.nodes << ", buffer "
+      << FormatBytes(red.buffer ? red.buffer : info.spec.buffer) << ", " << info.library_version << "\n";
+  double worst_rtt = 0, worst_res = 0;
+  for (const json& c : red.clock) {
+    worst_rtt = std::max(worst_rtt, c.value("min_rtt_s", 0.0));
+    worst_res = std::max(worst_res, c.value("residual_rms_s", 0.0));
+  }
+  out << "clock sync: offset uncertainty <= " << Us(worst_rtt / 2) << " (min RTT/2), fit residual " << Us(worst_res)
+      << " RMS";
+  if (red.barrier.is_object() && red.barrier.contains("synchronized"))
+    out << "; synchronized barrier exit skew median/max " << Us(red.barrier["synchronized"].value("median", NAN))
+        << " / " << Us(red.barrier["synchronized"].value("max", NAN));
+  out << "\nsamples redone because a rank was late at the synchronized barrier: " << red.late_redone
+      << "; samples whose data the receiver verified: " << red.samples_verified << "\n";
+  out << "effective bandwidth = buffer / time (first rank's start to last rank's end), median; "
+         "r_partitioned = partitioned / best other mechanism, per repetition: median [95% CI]\n";
+  out << std::left << std::setw(11) << "partition" << std::setw(7) << "parts" << std::setw(12) << "order"
+      << std::setw(9) << "threads" << std::setw(11) << "send" << std::setw(11) << "isend" << std::setw(12)
+      << "persistent" << std::setw(13) << "partitioned" << std::setw(12) << "best other" << std::setw(24)
+      << "r_partitioned" << "verdict\n";
+  for (const PartitionedPoint& p : red.points) {
+    out << std::setw(11) << FormatBytes(p.at.partition_bytes) << std::setw(7) << p.at.partitions << std::setw(12)
+        << ToString(p.at.order) << std::setw(9) << p.at.threads;
+    if (!p.valid) {
+      out << "INVALID: " << p.invalid_reason << "\n";
+      continue;
+    }
+    for (int m = 0; m < kMechanisms; ++m)
+      out << std::setw(m == 2 ? 12 : m == 3 ? 13 : 11) << FormatBandwidth(p.stats.bandwidth[m].median);
+    out << std::setw(12) << (p.stats.best_other ? ToString(*p.stats.best_other) : "-") << std::setw(24)
+        << RatioCell(p.stats.r_partitioned) << PointVerdict(p, v) << "\n";
+  }
+  if (!red.conformance_error.empty()) out << "CONFORMANCE FAILURE: " << red.conformance_error << "\n";
+  out << "thresholds: " << info.threshold_file << "\n";
+  for (const Finding& f : v.failures) out << "  FAIL " << f.Message() << "\n";
+  for (const Finding& f : v.within_noise) out << "  within noise: " << f.Message() << "\n";
+  for (const std::string& s : v.invalid) out << "  INVALID " << s << "\n";
+  out << "verdict: " << v.Summary() << "\n";
+}
+
+json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, const PartitionedReduction& red,
+                            const Verdict& v) {
+  json points = json::array();
+  for (std::size_t i = 0; i < red.points.size(); ++i) {
+    const PartitionedPoint& p = red.points[i];
+    json jp = {{"partition_bytes", p.at.partition_bytes}, {"partition", FormatBytes(p.at.partition_bytes)},
+               {"partitions", p.at.partitions}, {"order", ToString(p.at.order)}, {"threads", p.at.threads},
+               {"valid", p.valid}};
+    if (!p.valid) jp["invalid_reason"] = p.invalid_reason;
+    json bw = json::object(), t = json::object();
+    for (int m = 0; m < kMechanisms; ++m) {
+      const char* name = ToString(AllMechanisms()[m]);
+      if (p.stats.bandwidth[m].n == 0) continue;
+      bw[name] = SpreadJson(p.stats.bandwidth[m]);
+      t[name] = std::isfinite(p.stats.time_median[m]) ? json(p.stats.time_median[m]) : json(nullptr);
+    }
+    jp["bandwidth_bytes_per_s"] = bw;
+    jp["time_median_s"] = t;
+    jp["best_other"] = p.stats.best_other ? json(ToString(*p.stats.best_other)) : json(nullptr);
+    jp["r_partitioned"] = SpreadJson(p.stats.r_partitioned);
+    jp["verified_samples"] = red.verified_samples[i];
+    if (!red.seeds[i].empty()) jp["random_seeds"] = red.seeds[i];
+    jp["verdict"] = PointVerdict(p, v);
+    points.push_back(jp);
+  }
+  auto findings = [](const std::vector<Finding>& fs) {
+    json a = json::array();
+    for (const Finding& f : fs)
+      a.push_back({{"rule", f.rule}, {"at", f.at}, {"metric", MetricName(f.metric)},
+                   {"measured", SpreadJson(f.measured)}, {"limit", f.limit}, {"kind", f.is_max ? "max" : "min"},
+                   {"message", f.Message()}});
+    return a;
+  };
+  json env = raw.context.is_object() ? raw.context : json::object();
+  env.erase("type");
+  json orders = json::array(), threads = json::array();
+  for (ReadyOrder o : info.spec.orders) orders.push_back(ToString(o));
+  for (int t : info.spec.pready_threads) threads.push_back(t > 0 ? json(t) : json("auto"));
+  return {
+      {"schema", "nbcguard-results/1"},
+      {"kind", "partitioned"},
+      {"case", {{"name", info.case_name}, {"file", info.case_file}, {"kind", "partitioned"}, {"nodes", info.nodes},
+                {"buffer_bytes", red.buffer ? red.buffer : info.spec.buffer}, {"orders", orders},
+                {"pready_threads", threads}, {"seed", info.spec.seed}, {"repetitions", info.repetitions},
+                {"labels", info.labels}}},
+      {"environment", env},
+      {"library_version", info.library_version},
+      {"implementation_label", info.implementation_label},
+      {"launch", info.launch_command},
+      {"deployment_environment", info.deployment_env},
+      {"thread_level_provided", red.thread_level},
+      {"run", {{"completed", raw.ended}, {"status", raw.status}, {"torn_lines", raw.truncated_lines}}},
+      {"clock_sync", red.clock},
+      {"barrier_skew", red.barrier},
+      {"late_samples_redone", red.late_redone},
+      {"mechanisms", {"send", "isend", "persistent", "partitioned"}},
+      {"metric",
+       "effective bandwidth = buffer bytes / (last rank's end - first rank's start); r_partitioned = partitioned "
+       "bandwidth / best_other's in the same repetition, median and 95% CI over repetitions"},
+      {"points", points},
+      {"samples", red.samples},
+      {"verification", {{"samples_verified_on_receiver", red.samples_verified},
+                        {"method", "every byte of every sample against a pattern of sample and position, and "
+                                   "each partition's first and last byte as MPI_Parrived reports it"}}},
+      {"conformance_error", red.conformance_error},
+      {"verdict", {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", info.threshold_file},
+                   {"checked", v.checked_names}, {"failures", findings(v.failures)},
+                   {"within_noise", findings(v.within_noise)}, {"invalid", v.invalid}}},
+  };
+}
+
+void PrintPartitionedMeasurements(std::ostream& out, const PartitionedReduction& red, const Verdict& v) {
+  double lowest = NAN, lowest_checked = NAN, best_bw = NAN;
+  int invalid = 0;
+  for (const PartitionedPoint& p : red.points) {
+    if (!p.valid) {
+      ++invalid;
+      continue;
+    }
+    const double r = p.stats.r_partitioned.median;
+    if (!(lowest <= r)) lowest = r;
+    if (std::find(v.checked_names.begin(), v.checked_names.end(), PointName(p.at)) != v.checked_names.end() &&
+        !(lowest_checked <= r))
+      lowest_checked = r;
+    const double bw = p.stats.bandwidth[static_cast<int>(Mechanism::kPartitioned)].median;
+    if (std::isfinite(bw) && !(best_bw >= bw)) best_bw = bw;
+  }
+  double rtt = 0, res = 0;
+  for (const json& c : red.clock) {
+    res = std::max(res, c.value("residual_rms_s", 0.0));
+    rtt = std::max(rtt, c.value("min_rtt_s", 0.0));
+  }
+  auto tag = [&](const char* name, double value) {
+    out << "<DartMeasurement type=\"numeric/double\" name=\"" << name << "\">" << value << "</DartMeasurement>\n";
+  };
+  tag("lowest r_partitioned in checked region", lowest_checked);
+  tag("lowest r_partitioned", lowest);
+  tag("best partitioned bandwidth GB/s", best_bw / 1e9);
+  tag("samples verified", static_cast<double>(red.samples_verified));
+  tag("sync precision us", rtt / 2 * 1e6);
+  tag("clock residual us", res * 1e6);
+  tag("invalid points", invalid);
+  tag("limits exceeded", static_cast<double>(v.failures.size()));
+}
+
+}  // namespace nbcguard
