@@ -13,6 +13,7 @@ packages=(
   libcli11-dev                      # command lines of the driver and harness
   libgtest-dev                      # unit tests
   libcairo2-dev                     # heat-maps and r_mpi_impact bars (PNG, SVG)
+  libhwloc-dev                      # cores and NUMA nodes for progress-thread placement
   fonts-dejavu-core                 # the pictures' font
   chromium                          # screenshot test of the HTML run summary (skips without it)
   libomp-dev                        # (gcc's libgomp ships with gcc; kept for clang users)

@@ -51,6 +51,13 @@ nbcguard_mpi_test(partitioned-end-to-end TIMEOUT 300
           -P ${CMAKE_CURRENT_LIST_DIR}/check_partitioned.cmake)
 set_property(TEST ${_impl}.mpi.partitioned-end-to-end APPEND PROPERTY LABELS partitioned)
 
+# Application-side progression (poll, thread-bind, thread-numa): MPI_Test is
+# really called during the overlap runs and threads sit where the placement
+# policy says (check_strategies.cmake).
+nbcguard_mpi_test(strategies TIMEOUT 400
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/strategies
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/strategies.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_strategies.cmake)
+
 # A rank that dies, and a rank that hangs, at the second grid point: a clear
 # failure within the timeout, completed points kept in results.json.
 nbcguard_mpi_test(failed-rank TIMEOUT 120

@@ -156,7 +156,8 @@ TEST(UnitsGeometricRange, SizeMatchesTheRangeWithoutBuildingIt) {
 }
 
 TEST(UnitsDeployment, NamesRoundTrip) {
-  EXPECT_EQ(DeploymentNames(), (std::vector<std::string>{"basic", "progress", "dedicated"}));
+  EXPECT_EQ(DeploymentNames(), (std::vector<std::string>{"basic", "progress", "dedicated", "poll", "thread-bind",
+                                                        "thread-numa", "thread-odd-even"}));
   for (const auto& name : DeploymentNames()) {
     std::optional<Deployment> d = ParseDeployment(name);
     ASSERT_TRUE(d.has_value()) << name;

@@ -35,6 +35,10 @@ struct CaseSpec {
   // kind: partitioned only (nodes is then [2]; repetitions, labels and
   // timeout apply as above; collective, grid and deployments stay empty).
   PartitionedSpec partitioned;
+  // Application-side progression (deployments poll and thread-*): how often
+  // the computation (poll) or the harness's progress thread (thread-*) calls
+  // MPI_Test on the running collective, in seconds.
+  double progress_interval = 100e-6;
 };
 
 // Reads and validates a case file.

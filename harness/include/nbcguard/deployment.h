@@ -1,5 +1,7 @@
 // Deployments of the BenchNBC paper (section 7): where computation runs and
-// whether the library's asynchronous progress is turned on.
+// whether the library's asynchronous progress is turned on; and the
+// application-side progression of paper 001 (the harness progresses the
+// collective itself, the library's own progression left at its defaults).
 #pragma once
 
 #include <optional>
@@ -12,6 +14,11 @@ enum class Deployment {
   kBasic,      // computation on all cores, library defaults
   kProgress,   // computation on all cores, library async progress on
   kDedicated,  // computation on all cores but one, progress on the free core
+  // Application-side progression (library defaults otherwise):
+  kPoll,           // MPI_Test polled from inside the computation every interval
+  kThreadBind,     // a harness thread polls MPI_Test on the rank's own first core
+  kThreadNuma,     // ... on the free core of the rank's NUMA node (gathered)
+  kThreadOddEven,  // ... on one of two free cores, even and odd local ranks apart
 };
 
 const char* ToString(Deployment d);  // "basic", "progress", "dedicated"
@@ -26,6 +33,10 @@ enum class CaseKind { kOverlap, kPartitioned };
 const char* ToString(CaseKind k);  // "overlap", "partitioned"
 std::optional<CaseKind> ParseCaseKind(const std::string& name);
 const std::vector<std::string>& CaseKindNames();
+
+// True for the deployments where the harness itself progresses the
+// collective (poll, thread-*).
+bool IsApplicationProgression(Deployment d);
 
 // Names of the nonblocking collectives the harness knows (the MPI registry
 // in harness/src/mpi/collectives.cc must provide exactly these).

@@ -31,6 +31,9 @@ struct PointResult {
   // Peers' figures from the same overlap samples (percent; METHOD.md
   // section 3), shown beside r_overhead, never used in verdicts.
   Spread osu_overlap_pct, imb_overlap_pct;
+  // Application-side progression (poll, thread-*): median MPI_Test calls
+  // rank 0 made during one overlap run; negative when not measured.
+  double progress_tests = -1;
 
   // Per rank, medians over the communication-alone samples, on the global
   // clock relative to the first rank's start: when each rank started, how

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace nbcguard {
@@ -26,8 +27,13 @@ class ComputeTeam {
   // Allocates and fills each thread's matrices for size n (first touch by
   // the owning thread). Cheap when n is already prepared.
   void Prepare(int n);
-  // One GEMM of the prepared size on every thread.
-  ComputeTiming Run();
+  // One GEMM of the prepared size on every thread. With `tick`, the
+  // master thread (the one that called Run) calls it after every row of its
+  // GEMM: application-side polling of MPI from inside the computation.
+  ComputeTiming Run(const std::function<void()>* tick = nullptr);
+  // Binds computation thread t to cpus[t] (OS indexes; one per thread).
+  // Returns false with *error set when the system refuses.
+  bool Bind(const std::vector<int>& cpus, std::string* error);
   int size() const { return n_; }
 
  private:

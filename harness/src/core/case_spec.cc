@@ -214,6 +214,32 @@ void ParseReference(const Value& v, CaseSpec& c) {
   yaml_schema::ParseFields(v.node, v.path, ReferenceFields(), v.errors, c);
 }
 
+// -------------------------------------------------------------- progression
+
+constexpr double kMinProgressInterval = 1e-6, kMaxProgressInterval = 1.0;
+
+const std::vector<Field<CaseSpec>>& ProgressionFields() {
+  static const std::vector<Field<CaseSpec>> fields = {
+      {"interval", "a duration from 1us to 1s, e.g. 100us", Need::kOptional, "100us",
+       "poll: the computation calls MPI_Test when this long has passed since its last call (checked after "
+       "every row of the GEMM); thread-*: the progress thread sleeps this long between MPI_Test calls",
+       [](const Value& v, CaseSpec& c) {
+         std::optional<double> t = yaml_schema::ReadDuration(v, v.node);
+         if (!t) return;
+         if (*t < kMinProgressInterval * (1 - 1e-9) || *t > kMaxProgressInterval) {
+           v.Fail(v.node, "expected " + v.type + "; got " + FormatDuration(*t));
+           return;
+         }
+         c.progress_interval = *t;
+       }},
+  };
+  return fields;
+}
+
+void ParseProgression(const Value& v, CaseSpec& c) {
+  yaml_schema::ParseFields(v.node, v.path, ProgressionFields(), v.errors, c);
+}
+
 // ---------------------------------------------------------------- partitioned
 
 constexpr std::uint64_t kMaxBuffer = 1ull << 30;  // one rank's buffer
@@ -595,6 +621,11 @@ const std::vector<CaseField>& AllCaseFields() {
         Need::kRequired, nullptr,
         "kind partitioned: buffer, partition sizes, ready orders and Pready threads to measure", ParsePartitioned},
        kPartitionedOnly},
+      {{"progression", "a mapping with optional key interval, e.g. {interval: 100us}", Need::kOptional, nullptr,
+        "kind overlap: application-side progression of the poll and thread-* deployments (README, Progress "
+        "strategies)",
+        ParseProgression},
+       kOverlapOnly},
   };
   return fields;
 }
@@ -672,6 +703,7 @@ std::vector<SchemaKey> CaseSpecSchema() {
   yaml_schema::AppendDocs("reference.", ReferenceFields(), out);
   yaml_schema::AppendDocs("partitioned.", PartitionedFields(), out);
   yaml_schema::AppendDocs("partitioned.partitions.", ByteRangeFields(), out);
+  yaml_schema::AppendDocs("progression.", ProgressionFields(), out);
   return out;
 }
 

@@ -6,10 +6,14 @@
 namespace nbcguard {
 namespace {
 
-constexpr std::array<std::pair<Deployment, const char*>, 3> kDeployments = {{
+constexpr std::array<std::pair<Deployment, const char*>, 7> kDeployments = {{
     {Deployment::kBasic, "basic"},
     {Deployment::kProgress, "progress"},
     {Deployment::kDedicated, "dedicated"},
+    {Deployment::kPoll, "poll"},
+    {Deployment::kThreadBind, "thread-bind"},
+    {Deployment::kThreadNuma, "thread-numa"},
+    {Deployment::kThreadOddEven, "thread-odd-even"},
 }};
 
 }  // namespace
@@ -48,6 +52,11 @@ std::optional<CaseKind> ParseCaseKind(const std::string& name) {
 const std::vector<std::string>& CaseKindNames() {
   static const std::vector<std::string> names = {"overlap", "partitioned"};
   return names;
+}
+
+bool IsApplicationProgression(Deployment d) {
+  return d == Deployment::kPoll || d == Deployment::kThreadBind || d == Deployment::kThreadNuma ||
+         d == Deployment::kThreadOddEven;
 }
 
 const std::vector<std::string>& CollectiveNames() {

@@ -167,14 +167,26 @@ int Check(const std::vector<std::string>& files) {
 struct Deploy {
   std::map<std::string, std::string> env;
   int reserve = 0;  // cores kept free of computation
+  std::vector<std::string> harness_args;  // application-side progression
   std::string skip;
 };
 
-// What each deployment means for each library (paper 000 section 7).
-Deploy Plan(Deployment d, const std::string& impl) {
+// What each deployment means for each library (paper 000 section 7; the
+// application-side progression of paper 001 is the same for every library).
+Deploy Plan(Deployment d, const std::string& impl, const CaseSpec& c) {
   Deploy p;
   p.env["OMP_WAIT_POLICY"] = "PASSIVE";  // idle compute threads must not spin against MPI
   if (d == Deployment::kBasic) return p;
+  if (IsApplicationProgression(d)) {
+    const std::string interval = Precise(c.progress_interval);
+    if (d == Deployment::kPoll) {
+      p.harness_args = {"--progression", "poll", "--progress-interval", interval};
+    } else {
+      const std::string policy = d == Deployment::kThreadBind ? "bind" : d == Deployment::kThreadNuma ? "numa" : "odd-even";
+      p.harness_args = {"--progression", "thread", "--placement", policy, "--progress-interval", interval};
+    }
+    return p;
+  }
   if (impl == "mpich") {
     p.env["MPIR_CVAR_ASYNC_PROGRESS"] = "1";
     if (d == Deployment::kDedicated) p.reserve = 1;
@@ -363,7 +375,7 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
     cfg.harness_env["LD_PRELOAD"] = cfg.reference_library;
   }
   const std::string out_root = ro.out.empty() ? cfg.results_dir : ro.out;
-  Deploy plan = Plan(d, cfg.implementation);
+  Deploy plan = Plan(d, cfg.implementation, c);
   for (const std::string& kv : ro.set_env) plan.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   const std::string id = c.name + " n" + std::to_string(nodes) + " " + ToString(d);
   if (!plan.skip.empty()) {
@@ -389,6 +401,7 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
                                    "--comp", Join(c.comp_times), "--repetitions", std::to_string(c.repetitions),
                                    "--threads", std::to_string(c.threads), "--reserve", std::to_string(plan.reserve),
                                    "--fault", ro.fault, "--out", raw_path.string()};
+  args.insert(args.end(), plan.harness_args.begin(), plan.harness_args.end());
   const std::vector<std::string> cmd = LaunchCommand(cfg, nodes, cfg.harness, args);
   std::cerr << "nbcguard: " << id << ": " << ShellQuote(cmd) << "\n";
   ProgressWatch progress(id, static_cast<int>(c.comp_times.size()), static_cast<int>(c.comm_times.size()),
@@ -444,6 +457,14 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
                            {"bandwidth", c.reference.bandwidth}, {"late_rank", c.reference.late_rank},
                            {"late_delay", c.reference.late_delay}, {"share", c.reference.share},
                            {"period", c.reference.period}};
+  }
+  if (IsApplicationProgression(d)) {
+    info.progression = {{"strategy", d == Deployment::kPoll ? "poll" : "thread"}, {"interval", c.progress_interval}};
+    for (const json* pl : RecordsOfType(raw, "placement")) {
+      json rec = *pl;
+      rec.erase("type");
+      info.progression["placement"] = rec;
+    }
   }
   const std::string version = raw.context.value("library_version", "");
   info.library_version = FirstLine(version);

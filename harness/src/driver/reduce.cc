@@ -292,6 +292,8 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
         // References: this point's own, taken in turn with its overlap
         // samples; medians of measured times, never the targets.
         const json& rec = *it->second;
+        if (rec.contains("progress_tests") && rec["progress_tests"].is_number())
+          p.progress_tests = rec["progress_tests"];
         const GlobalSamples comm_samples = ToGlobal(rec["comm_ref"], clocks);
         for (const auto& s : comm_samples) comm_ref.push_back(Span(s, 0, 3));
         PerRankTiming(comm_samples, &p);

@@ -45,6 +45,24 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
     out << "REFERENCE BEHAVIOUR " << info.reference
         << ": libnbcguard-reference replaced the library's progression; these figures are the "
            "reference's, not the library's\n";
+  if (info.progression.is_object()) {
+    const json& pr = info.progression;
+    out << "progression: " << pr.value("strategy", "?") << ", MPI_Test every "
+        << FormatDuration(pr.value("interval", 0.0))
+        << (pr.value("strategy", "") == "poll" ? " from inside the computation (its master thread)"
+                                               : " from a progress thread of each rank");
+    if (pr.contains("placement")) {
+      const json& pl = pr["placement"];
+      out << "; placement " << pl.value("policy", "?") << " on " << pl.value("topology", "?") << ":";
+      for (const json& r : pl.value("ranks", json::array())) {
+        std::string cores;
+        for (const json& c : r["compute_cores"]) cores += (cores.empty() ? "" : ",") + std::to_string(c.get<int>());
+        out << " rank " << r.value("rank", -1) << " computes on " << cores << ", progress thread on "
+            << r.value("progress_core", -1) << ";";
+      }
+    }
+    out << "\n";
+  }
   double worst_rtt = 0, worst_res = 0;
   for (const json& c : red.clock) {
     worst_rtt = std::max(worst_rtt, c.value("min_rtt_s", 0.0));
@@ -82,6 +100,12 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   }
   out << "OSU%, IMB%: the overlap percentages those benchmarks would report from the same samples "
          "(100 = hidden, 0 = serialized or worse; for comparison, not verdicts)\n";
+  std::string tests;
+  for (const PointResult& p : red.points)
+    if (p.valid && p.progress_tests >= 0)
+      tests += " " + FormatDuration(p.comm_target) + " x " + FormatDuration(p.comp_target) + ": " +
+               Num(p.progress_tests, 0) + ";";
+  if (!tests.empty()) out << "MPI_Test calls per overlap run (rank 0, median):" << tests << "\n";
   for (const PointResult& p : red.points) {
     for (const auto& [rank, extra] : p.late_ranks) {
       const auto& t = p.per_rank[rank];
@@ -116,6 +140,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
                  {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)},
                  {"osu_overlap_pct", SpreadJson(p.osu_overlap_pct)},
                  {"imb_overlap_pct", SpreadJson(p.imb_overlap_pct)}});
+      if (p.progress_tests >= 0) jp["progress_tests"] = p.progress_tests;
       json ranks = json::array();
       for (std::size_t r = 0; r < p.per_rank.size(); ++r)
         ranks.push_back({{"rank", r}, {"comm_start", p.per_rank[r].start}, {"comm_call", p.per_rank[r].call},
@@ -155,6 +180,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       {"launch", info.launch_command},
       {"deployment_environment", info.deployment_env},
       {"reference", info.reference_json},
+      {"progression", info.progression},
       {"run", {{"completed", raw.ended}, {"status", raw.status}, {"torn_lines", raw.truncated_lines}}},
       {"clock_sync", red.clock},
       {"barrier_skew", red.barrier},

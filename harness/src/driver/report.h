@@ -22,6 +22,9 @@ struct RunInfo {
   nlohmann::json deployment_env;  // environment set for the deployment
   std::string reference;          // reference behaviour (ReferenceSpec::Describe), empty = none
   nlohmann::json reference_json;  // its parameters
+  // Application-side progression (poll, thread-*): strategy, interval and,
+  // for thread-*, the placement record of the harness; null when none.
+  nlohmann::json progression;
 };
 
 void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v);

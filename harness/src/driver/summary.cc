@@ -187,6 +187,57 @@ std::vector<std::string> Row(const CaseView& v, std::size_t library_chars, std::
           plot::Ellipsize(FirstFailure(v), failure_chars)};
 }
 
+// The deployments of one case side by side (basic, the library's progress
+// thread, the application-side strategies): per grid point, what each buys
+// in r_overhead and costs in r_comp_slowdown. One table per library, case
+// and rank count run with two deployments or more.
+struct SideBySide {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+std::vector<SideBySide> DeploymentTables(const std::vector<Entry>& entries) {
+  std::vector<SideBySide> out;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t j = i;
+    auto same_group = [&](const Entry& a, const Entry& b) {
+      return a.error.empty() && b.error.empty() &&
+             std::tie(a.view.implementation, a.view.name, a.view.nodes) ==
+                 std::tie(b.view.implementation, b.view.name, b.view.nodes);
+    };
+    while (j < entries.size() && same_group(entries[i], entries[j])) ++j;
+    if (j - i >= 2) {
+      SideBySide t;
+      const CaseView& first = entries[i].view;
+      t.title = first.name + ", " + std::to_string(first.nodes) + " ranks, " + first.implementation +
+                ": r_overhead / r_comp_slowdown (medians) per deployment";
+      t.header = {"comm", "comp"};
+      for (std::size_t k = i; k < j; ++k) t.header.push_back(entries[k].view.deployment);
+      std::vector<std::pair<double, double>> grid;  // every point any deployment has, in order
+      for (std::size_t k = i; k < j; ++k)
+        for (const plot::Point& p : entries[k].view.points)
+          if (std::find(grid.begin(), grid.end(), std::make_pair(p.comm, p.comp)) == grid.end())
+            grid.emplace_back(p.comm, p.comp);
+      std::sort(grid.begin(), grid.end());
+      for (const auto& [comm, comp] : grid) {
+        std::vector<std::string> row = {FormatDuration(comm), FormatDuration(comp)};
+        for (std::size_t k = i; k < j; ++k) {
+          std::string cell = "-";
+          for (const plot::Point& p : entries[k].view.points)
+            if (p.comm == comm && p.comp == comp)
+              cell = p.valid ? Ratio(p.overhead.median) + " / " + Ratio(p.slowdown.median) : "invalid";
+          row.push_back(cell);
+        }
+        t.rows.push_back(row);
+      }
+      out.push_back(t);
+    }
+    i = j;
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- text --
 
 void Text(std::ostream& out, const std::vector<Entry>& entries) {
@@ -212,6 +263,21 @@ void Text(std::ostream& out, const std::vector<Entry>& entries) {
   }
   out << CountLine(entries) << "\n";
   PartitionedText(out, entries);
+  for (const SideBySide& t : DeploymentTables(entries)) {
+    out << "\n" << t.title << "\n";
+    std::vector<std::size_t> tw(t.header.size(), 0);
+    for (std::size_t i = 0; i < t.header.size(); ++i) tw[i] = plot::Utf8Length(t.header[i]);
+    for (const auto& r : t.rows)
+      for (std::size_t i = 0; i < r.size(); ++i) tw[i] = std::max(tw[i], plot::Utf8Length(r[i]));
+    auto line = [&](const std::vector<std::string>& r) {
+      std::string l;
+      for (std::size_t i = 0; i < r.size(); ++i) l += r[i] + std::string(tw[i] - plot::Utf8Length(r[i]) + 2, ' ');
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      out << "  " << l << "\n";
+    };
+    line(t.header);
+    for (const auto& r : t.rows) line(r);
+  }
   bool any = false;
   for (const Entry& e : entries) {
     if (e.view.failures.empty()) continue;
@@ -241,6 +307,18 @@ void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::s
     out << "\n";
   }
   PartitionedMarkdown(out, entries);
+  for (const SideBySide& t : DeploymentTables(entries)) {
+    out << "\n**" << plot::MarkdownCell(t.title) << "**\n\n|";
+    for (const std::string& h : t.header) out << " " << plot::MarkdownCell(h) << " |";
+    out << "\n|";
+    for (std::size_t i = 0; i < t.header.size(); ++i) out << " ---: |";
+    out << "\n";
+    for (const auto& r : t.rows) {
+      out << "|";
+      for (const std::string& c : r) out << " " << plot::MarkdownCell(c) << " |";
+      out << "\n";
+    }
+  }
   bool any = false;
   for (const Entry& e : entries) {
     if (e.view.failures.empty()) continue;
@@ -349,6 +427,17 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
         << HtmlEscape(r[8]) << "</td></tr>\n";
   }
   out << "</table>\n";
+  for (const SideBySide& t : DeploymentTables(entries)) {
+    out << "<h3>" << HtmlEscape(t.title) << "</h3>\n<table class=\"points\">\n<tr>";
+    for (const std::string& h : t.header) out << "<th>" << HtmlEscape(h) << "</th>";
+    out << "</tr>\n";
+    for (const auto& r : t.rows) {
+      out << "<tr>";
+      for (const std::string& c : r) out << "<td class=\"num\">" << HtmlEscape(c) << "</td>";
+      out << "</tr>\n";
+    }
+    out << "</table>\n";
+  }
 
   for (std::size_t i = 0; i < entries.size(); ++i) {
     Entry& e = entries[i];

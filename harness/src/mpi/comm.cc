@@ -33,6 +33,7 @@ Comm::Comm(MPI_Comm parent) {
   CheckMpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
            "MPI_Comm_split_type");
   CheckMpi(MPI_Comm_size(node, &ranks_on_node_), "MPI_Comm_size(node)");
+  CheckMpi(MPI_Comm_rank(node, &node_rank_), "MPI_Comm_rank(node)");
   MPI_Comm_free(&node);
 }
 

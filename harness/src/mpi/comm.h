@@ -29,6 +29,7 @@ class Comm {
   int rank() const { return rank_; }
   int size() const { return size_; }
   int ranks_on_node() const { return ranks_on_node_; }
+  int node_rank() const { return node_rank_; }  // rank among the ranks of this node
 
   // Agreement helpers: every rank gets the same answer.
   bool AnyTrue(bool mine) const;
@@ -45,7 +46,7 @@ class Comm {
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 0, ranks_on_node_ = 1;
+  int rank_ = 0, size_ = 0, ranks_on_node_ = 1, node_rank_ = 0;
 };
 
 }  // namespace nbcguard

@@ -24,8 +24,10 @@
 #include "nbcguard/calibrate.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/partitioned.h"
+#include "nbcguard/placement.h"
 #include "nbcguard/stats.h"
 #include "partitioned_p2p.h"
+#include "progress_thread.h"
 #include "sync_barrier.h"
 
 extern char** environ;
@@ -50,6 +52,9 @@ struct Options {
   std::uint64_t max_bytes = 1ull << 30;
   int inject_rank = -1;
   double inject_offset = 0, inject_drift = 0;
+  std::string progression = "none";  // none | poll | thread: application-side progression
+  double progress_interval = 100e-6;  // seconds between MPI_Test calls
+  std::string placement = "bind";     // thread: bind | numa | odd-even (placement.h)
   std::string fault = "none";  // none | exit | hang: for testing failure handling
   int fault_rank = 1;
   int fault_point = 1;         // overlap point (0-based, grid order) where the fault happens
@@ -220,6 +225,34 @@ class Harness {
   int RunPartitioned();
   int RunClockCheck();
   int RunVerify();
+
+  // The placement of this node's ranks under the --placement policy, from
+  // the node's topology (hwloc) and this node's rank count.
+  std::optional<Placement> PlaceOnThisNode(std::string* error) const {
+    std::optional<NodeTopology> topo = TopologyFromHwloc("", error);
+    if (!topo) return std::nullopt;
+    const PlacementPolicy policy = o_.placement == "numa"       ? PlacementPolicy::kNuma
+                                   : o_.placement == "odd-even" ? PlacementPolicy::kOddEven
+                                                                : PlacementPolicy::kBind;
+    Placement p = PlaceRanks(*topo, comm_.ranks_on_node(), policy, o_.threads);
+    if (!p.error.empty()) {
+      *error = p.error;
+      return std::nullopt;
+    }
+    return p;
+  }
+  // Every rank's cores, gathered into one record with the node's topology.
+  void RecordPlacement(const RankPlacement& mine) {
+    std::string error;
+    std::optional<NodeTopology> topo = TopologyFromHwloc("", &error);
+    const std::string entry = json({{"rank", comm_.rank()}, {"host", Hostname()}, {"node_rank", comm_.node_rank()},
+                                    {"compute_cores", mine.compute_cores}, {"progress_core", mine.progress_core}})
+                                  .dump();
+    json rec = {{"type", "placement"}, {"policy", o_.placement}, {"interval", o_.progress_interval},
+                {"topology", topo ? topo->Describe() : error}, {"ranks", json::array()}};
+    for (const std::string& r : comm_.GatherStrings(entry)) rec["ranks"].push_back(json::parse(r));
+    raw_.Write(rec);
+  }
   int RunPassive();
   int RunBcastAck();
 
@@ -264,7 +297,27 @@ int Harness::RunOverlap() {
   coll_ = MakeCollective(o_.collective, comm_.get());
   if (!coll_) Fatal("unknown collective " + o_.collective);
   // Dedicated: one core per rank is kept free of computation for progress.
-  const int threads = (o_.threads > 0 ? o_.threads : AutoThreads(comm_.ranks_on_node())) - o_.reserve;
+  int threads = (o_.threads > 0 ? o_.threads : AutoThreads(comm_.ranks_on_node())) - o_.reserve;
+  // thread-*: the placement policy decides the computation's cores and the
+  // progress thread's core (placement.h).
+  std::optional<RankPlacement> placed;
+  if (o_.progression == "thread") {
+    if (o_.thread_level < MPI_THREAD_SERIALIZED) {
+      raw_.Write({{"type", "skip"},
+                  {"reason", "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided level " +
+                                 std::to_string(o_.thread_level)}});
+      return 0;
+    }
+    std::string error;
+    std::optional<Placement> plan = PlaceOnThisNode(&error);
+    if (plan) placed = plan->ranks[comm_.node_rank()];
+    const std::string skip = comm_.FirstError(error);
+    if (!skip.empty()) {
+      raw_.Write({{"type", "skip"}, {"reason", skip}});
+      return 0;
+    }
+    threads = static_cast<int>(placed->compute_cores.size());
+  }
   if (comm_.AnyTrue(threads < 1)) {
     raw_.Write({{"type", "skip"},
                 {"reason", "the 'dedicated' deployment keeps " + std::to_string(o_.reserve) +
@@ -275,6 +328,20 @@ int Harness::RunOverlap() {
   }
   ComputeTeam team(threads);
   raw_.Write({{"type", "threads"}, {"threads", threads}});
+  std::unique_ptr<ProgressThread> progress;
+  if (placed) {
+    std::string error;
+    if (!team.Bind(placed->compute_cores, &error)) error = "binding the computation: " + error;
+    progress = std::make_unique<ProgressThread>(placed->progress_core, o_.progress_interval);
+    if (error.empty() && !progress->WaitBound())
+      error = "binding the progress thread to cpu " + std::to_string(placed->progress_core) + " was refused";
+    const std::string failed = comm_.FirstError(error);
+    if (!failed.empty()) {
+      raw_.Write({{"type", "skip"}, {"reason", "placement " + o_.placement + ": " + failed}});
+      return 0;
+    }
+    RecordPlacement(*placed);
+  }
 
   InitialSync();
   SyncBarrier barrier(comm_, clock_);
@@ -360,6 +427,7 @@ int Harness::RunOverlap() {
       if (!comm_count[j] || !comp_size[i]) continue;
       if (point == o_.fault_point && comm_.rank() == o_.fault_rank) InjectFault();
       Sync("point", SyncOptions{2, 50, 0.1});
+      std::vector<double> tests;  // MPI_Test calls per overlap sample (poll, thread-*)
       team.Prepare(*comp_size[i]);
       coll_->Resize(*comm_count[j]);
       SampleSet s = m.Run(4, kKinds * o_.repetitions, fill,
@@ -381,7 +449,18 @@ int Harness::RunOverlap() {
                 t[0] = clock_.LocalNow();
                 CheckMpi(coll_->Start(&req), "nonblocking collective start");
                 t[1] = clock_.LocalNow();
-                team.Run();
+                if (o_.progression == "poll") {  // MPI_Test from inside the computation
+                  InlinePoller poller(&req, o_.progress_interval);
+                  const std::function<void()> tick = [&poller] { poller.Tick(); };
+                  team.Run(&tick);
+                  tests.push_back(poller.tests());
+                } else if (progress) {  // MPI_Test from the progress thread meanwhile
+                  progress->Begin(&req);
+                  team.Run();
+                  tests.push_back(progress->End());
+                } else {
+                  team.Run();
+                }
                 t[2] = clock_.LocalNow();
                 CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
                 t[3] = clock_.LocalNow();
@@ -394,7 +473,8 @@ int Harness::RunOverlap() {
                   {"comp_target", o_.comp_targets[i]}, {"count", *comm_count[j]},
                   {"bytes", coll_->BytesPerRank(*comm_count[j])}, {"n", *comp_size[i]},
                   {"comm_ref", Samples(s, kCommRef)}, {"comp_ref", Samples(s, kCompRef)},
-                  {"overlap", Samples(s, kOverlap)}});
+                  {"overlap", Samples(s, kOverlap)},
+                  {"progress_tests", comm_.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()}});
     }
   }
   Sync("end", SyncOptions{});
@@ -680,25 +760,38 @@ int main(int argc, char** argv) {
   app.add_option("--inject-rank", o.inject_rank, "rank whose clock is perturbed (not 0)")->check(CLI::PositiveNumber);
   app.add_option("--inject-offset", o.inject_offset, "seconds added to that rank's clock");
   app.add_option("--inject-drift", o.inject_drift, "relative rate error of that rank's clock (1e-4 = 100 ppm)");
+  app.add_option("--progression", o.progression, "application-side progression of the overlap runs")
+      ->check(CLI::IsMember({"none", "poll", "thread"}));
+  app.add_option("--progress-interval", o.progress_interval, "seconds between MPI_Test calls (poll, thread)")
+      ->check(CLI::Range(1e-6, 1.0));
+  app.add_option("--placement", o.placement, "thread: where the progress thread runs")
+      ->check(CLI::IsMember({"bind", "numa", "odd-even"}));
   app.add_option("--fault", o.fault, "inject a failure: a rank exits or hangs, or results are corrupted (testing)")
       ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));
   app.add_option("--fault-rank", o.fault_rank)->check(CLI::NonNegativeNumber);
   app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();
 
-  // Only the partitioned mode calls MPI from several threads (MPI_Pready
-  // and the per-partition sends from OpenMP threads); every other mode
-  // keeps FUNNELED, which is what the overlap measurements were made with
-  // (a library may take slower paths under MPI_THREAD_MULTIPLE). The mode
-  // is read before MPI_Init_thread, the options after.
-  bool partitioned = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--mode=partitioned" || (a == "--mode" && i + 1 < argc && std::string(argv[i + 1]) == "partitioned"))
-      partitioned = true;
-  }
+  // The thread level each mode needs, decided before MPI_Init_thread (the
+  // options are parsed after it). Only the partitioned mode calls MPI from
+  // several threads at once (MPI_Pready and the per-partition sends from
+  // OpenMP threads): MULTIPLE. A harness progress thread (--progression
+  // thread) calls MPI while the main thread computes, never at the same
+  // time (progress_thread.h): SERIALIZED. Every other mode keeps FUNNELED,
+  // which is what the overlap measurements were made with (a library may
+  // take slower paths under MPI_THREAD_MULTIPLE).
+  auto arg_is = [&](const std::string& name, const std::string& value) {
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == name + "=" + value || (a == name && i + 1 < argc && value == argv[i + 1])) return true;
+    }
+    return false;
+  };
+  const int required = arg_is("--mode", "partitioned")      ? MPI_THREAD_MULTIPLE
+                       : arg_is("--progression", "thread") ? MPI_THREAD_SERIALIZED
+                                                           : MPI_THREAD_FUNNELED;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, partitioned ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
+  MPI_Init_thread(&argc, &argv, required, &provided);
   o.thread_level = provided;
   try {
     app.parse(argc, argv);
