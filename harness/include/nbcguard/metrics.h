@@ -1,16 +1,29 @@
 // The four ratios of the BenchNBC paper (METHOD.md section 3), as pure
 // functions of measured times (seconds). Always pass measured references,
-// never target times.
+// never target times. Two more metrics can be limited in threshold files:
+// the CPU-busy fractions of paper 003 (cpu_overhead.h).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nbcguard {
 
-enum class Metric { kOverhead, kComm, kCompSlowdown, kMpiImpact };
+enum class Metric {
+  kOverhead,
+  kComm,
+  kCompSlowdown,
+  kMpiImpact,
+  kCpuBusyNbc,       // process CPU / wall inside the nonblocking collective + MPI_Wait (busiest rank)
+  kCpuBusyBlocking,  // the same inside the blocking collective
+};
 
-const char* MetricName(Metric m);  // "r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact"
+// Every metric, in the order above (threshold files, docs).
+const std::vector<Metric>& AllMetrics();
+// "r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "cpu_busy_nbc",
+// "cpu_busy_blocking".
+const char* MetricName(Metric m);
 std::optional<Metric> ParseMetric(const std::string& name);
 
 // (1) (t_measured - max(comp_ref, comm_ref)) / min(comp_ref, comm_ref).

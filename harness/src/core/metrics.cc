@@ -28,12 +28,22 @@ const char* MetricName(Metric m) {
       return "r_comp_slowdown";
     case Metric::kMpiImpact:
       return "r_mpi_impact";
+    case Metric::kCpuBusyNbc:
+      return "cpu_busy_nbc";
+    case Metric::kCpuBusyBlocking:
+      return "cpu_busy_blocking";
   }
   return "unknown";
 }
 
+const std::vector<Metric>& AllMetrics() {
+  static const std::vector<Metric> all = {Metric::kOverhead,   Metric::kComm,       Metric::kCompSlowdown,
+                                          Metric::kMpiImpact,  Metric::kCpuBusyNbc, Metric::kCpuBusyBlocking};
+  return all;
+}
+
 std::optional<Metric> ParseMetric(const std::string& name) {
-  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact}) {
+  for (Metric m : AllMetrics()) {
     if (name == MetricName(m)) return m;
   }
   return std::nullopt;

@@ -48,6 +48,10 @@ const Spread& SpreadOf(const PointResult& p, Metric m) {
       return p.r_comp_slowdown;
     case Metric::kMpiImpact:
       return p.r_mpi_impact;
+    case Metric::kCpuBusyNbc:
+      return p.cpu_busy_nbc;
+    case Metric::kCpuBusyBlocking:
+      return p.cpu_busy_blocking;
   }
   return p.r_overhead;
 }
