@@ -1,6 +1,6 @@
 # Runs one case through the driver and checks results.json: every grid point
-# valid with finite t_* and all four ratios, the context recorded, and the
-# verdict present. The verdict itself may be PASS or FAIL (exit 0 or 1): this
+# valid with finite t_* and all four ratios and both CPU-busy fractions, the
+# context recorded, and the verdict present. The verdict itself may be PASS or FAIL (exit 0 or 1): this
 # test is about the measurement pipeline, the case tests are about limits.
 # The driver runs on a terminal (a pty from util-linux's script), as a person
 # would run it, so its progress line must show; missing-thresholds runs with
@@ -48,9 +48,27 @@ foreach(i RANGE ${last})
       message(FATAL_ERROR "point ${i}: ${t} = ${v} is not positive")
     endif()
   endforeach()
-  foreach(r r_overhead r_comm r_comp_slowdown r_mpi_impact)
+  foreach(r r_overhead r_comm r_comp_slowdown r_mpi_impact cpu_busy_nbc cpu_busy_blocking)
     expect_number("point ${i} ${r}" points ${i} ${r} median)
     expect_number("point ${i} ${r} ci_lo" points ${i} ${r} ci_lo)
+  endforeach()
+  # CPU-busy fractions (paper 003). Open MPI 4.1 and MPICH 4.0 poll over
+  # shared memory, in the blocking collective and in MPI_Wait alike, so the
+  # busiest rank's process uses the CPU the whole time: 1. Measured
+  # 0.996-0.998, every interval within [0.995, 0.998], on both libraries
+  # with the machine otherwise idle (2026-11-23), and 0.99 [0.97, 1.00] on
+  # MPICH while two compilers shared the two vCPUs; the calls last about
+  # 1 ms, so the readings' own cost is 0.2 % of it. Failing takes the whole
+  # interval outside [0.7, 1.3]: a library that stopped polling, or a
+  # measurement that missed CPU time or got the units or the interval wrong,
+  # fails; noise does not. A negative median never passes.
+  foreach(r cpu_busy_nbc cpu_busy_blocking)
+    string(JSON m GET "${json}" points ${i} ${r} median)
+    string(JSON lo GET "${json}" points ${i} ${r} ci_lo)
+    string(JSON hi GET "${json}" points ${i} ${r} ci_hi)
+    if(m LESS 0 OR hi LESS 0.7 OR lo GREATER 1.3)
+      message(FATAL_ERROR "point ${i}: ${r} = ${m} [${lo}, ${hi}], expected about 1 (both libraries poll over shared memory)")
+    endif()
   endforeach()
   string(JSON d GET "${json}" points ${i} diagnosis)
   if(d STREQUAL "invalid")
@@ -65,11 +83,25 @@ elseif(IMPL STREQUAL "mpich" AND NOT version MATCHES "MPICH")
 endif()
 expect_number("clock residual" clock_sync 1 residual_rms_s)
 expect_number("barrier skew" barrier_skew synchronized median)
+# The CPU phase's own record: one row for the one communication size, with
+# the busiest rank's fraction per repetition (9 repetitions of each kind).
+string(JSON ncpu LENGTH "${json}" cpu_overhead)
+if(NOT ncpu EQUAL 1)
+  message(FATAL_ERROR "expected 1 cpu_overhead row (one communication size), got ${ncpu}")
+endif()
+foreach(kind nonblocking blocking)
+  string(JSON nrep LENGTH "${json}" cpu_overhead 0 ${kind} busiest_per_repetition)
+  if(NOT nrep EQUAL 9)
+    message(FATAL_ERROR "cpu_overhead ${kind}: ${nrep} repetitions, expected 9")
+  endif()
+  expect_number("cpu_overhead ${kind} wall" cpu_overhead 0 ${kind} wall_median)
+endforeach()
 string(JSON summary GET "${json}" verdict summary)
-message(STATUS "end-to-end: ${npoints} points, all four ratios present; verdict: ${summary}")
+message(STATUS "end-to-end: ${npoints} points, all four ratios and both CPU-busy fractions present; verdict: ${summary}")
 
 # CTest/CDash measurements: each key figure as a numeric tag in the output.
-foreach(tag "worst r_overhead in checked region" "max r_mpi_impact" "sync precision us" "invalid points")
+foreach(tag "worst r_overhead in checked region" "max r_mpi_impact" "max cpu_busy_nbc" "max cpu_busy_blocking"
+            "sync precision us" "invalid points")
   if(NOT out MATCHES "<DartMeasurement type=\"numeric/double\" name=\"${tag}\">[0-9.e+-]+</DartMeasurement>")
     message(FATAL_ERROR "no numeric CTest measurement '${tag}' in the output")
   endif()

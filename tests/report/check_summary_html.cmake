@@ -38,6 +38,11 @@ endif()
 if(NOT page MATCHES "REFERENCE cpu-thief")
   message(FATAL_ERROR "the reference run is not marked")
 endif()
+# The points table shows the CPU-busy fractions beside the ratios (the
+# synthetic 4x3 grid has them; the older fixtures show "-").
+if(NOT page MATCHES "<th>cpu_busy_nbc</th><th>cpu_busy_blocking</th>" OR NOT page MATCHES ">1.95 <span class=\"muted\">\\[1.90, 1.99\\]")
+  message(FATAL_ERROR "the CPU-busy fractions are not in the points table")
+endif()
 
 if(NOT CHROMIUM OR NOT EXISTS "${CHROMIUM}")
   message("SKIP: chromium was not found when CTest was configured ('${CHROMIUM}'; tools/install-deps.sh "

@@ -22,6 +22,9 @@ expect("${text}" "11/12")
 expect("${text}" "0/2")
 expect("${text}" "2.76")
 expect("${text}" "r_mpi_impact: a rank started its computation with MPI idle late")
+# The largest CPU-busy fractions (synthetic fixture); "-" for results
+# written before they were measured.
+expect("${text}" "1.95 / 1.94")
 
 execute_process(COMMAND "${DRIVER}" summary "${OUT}/results" --format markdown --output "${OUT}/summary.md"
                 RESULT_VARIABLE rc)
@@ -30,7 +33,9 @@ if(NOT rc EQUAL 0)
 endif()
 file(READ "${OUT}/summary.md" md)
 message("${md}")
-expect("${md}" "| case | ranks | deployment | library | points | worst r_overhead | max r_mpi_impact | verdict | first failure |")
+expect("${md}" "| case | ranks | deployment | library | points | worst r_overhead | max r_mpi_impact | max cpu_busy nbc / blocking | verdict | first failure |")
+expect("${md}" "| 1.95 / 1.94 |")
+expect("${md}" "| - | **FAIL** |")
 expect("${md}" "| --- | ---: |")
 expect("${md}" "**FAIL**")
 expect("${md}" "### Failures")
@@ -49,6 +54,8 @@ expect("${om}" "# TYPE nbcguard_mpich_verdict_pass gauge\n")
 expect("${om}" "# TYPE nbcguard_openmpi_verdict_pass gauge\n")
 # 2.35 is the worst median inside the checked diagonal band; 3.1 lies outside it.
 expect("${om}" "nbcguard_mpich_r_overhead_worst{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\"} 2.35\n")
+# CPU-busy fractions once per communication row (comm label only).
+expect("${om}" "nbcguard_mpich_cpu_busy_nbc{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\",comm=\"32ms\"} 1.95\n")
 if(NOT om MATCHES "# EOF\n$")
   message(FATAL_ERROR "the metrics report does not end with # EOF")
 endif()

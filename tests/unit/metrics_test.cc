@@ -12,7 +12,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 TEST(MetricsTest, NamesRoundTrip) {
-  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact}) {
+  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact,
+                   Metric::kCpuBusyNbc, Metric::kCpuBusyBlocking}) {
     auto parsed = ParseMetric(MetricName(m));
     ASSERT_TRUE(parsed.has_value()) << MetricName(m);
     EXPECT_EQ(*parsed, m);
@@ -21,6 +22,10 @@ TEST(MetricsTest, NamesRoundTrip) {
   EXPECT_STREQ(MetricName(Metric::kComm), "r_comm");
   EXPECT_STREQ(MetricName(Metric::kCompSlowdown), "r_comp_slowdown");
   EXPECT_STREQ(MetricName(Metric::kMpiImpact), "r_mpi_impact");
+  EXPECT_STREQ(MetricName(Metric::kCpuBusyNbc), "cpu_busy_nbc");
+  EXPECT_STREQ(MetricName(Metric::kCpuBusyBlocking), "cpu_busy_blocking");
+  EXPECT_STREQ(MetricName(Metric::kPartitioned), "r_partitioned");
+  EXPECT_EQ(AllMetrics().size(), 7u);
 }
 
 TEST(MetricsTest, ParseRejectsUnknownNames) {

@@ -48,6 +48,25 @@ TEST(OpenMetricsTest, KeyFiguresPerTestWithTheImplementationInTheName) {
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
 }
 
+// The CPU-busy fractions belong to the communication row: one sample per
+// comm target, labelled without comp; absent in older results: left out.
+TEST(OpenMetricsTest, CpuBusyOncePerCommunicationRow) {
+  json r = Results("openmpi", true);
+  json busy = {{"median", 0.97}};
+  r["points"][0]["cpu_busy_nbc"] = busy;
+  r["points"][0]["cpu_busy_blocking"] = {{"median", 1.0}};
+  r["points"].push_back(Point(5e-4, 2e-3, 0.5, 1.0));  // same row, another comp
+  r["points"].back()["cpu_busy_nbc"] = busy;
+  const std::string text = Render({r});
+  const std::string row = "{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\",comm=\"500us\"}";
+  EXPECT_NE(text.find("nbcguard_openmpi_cpu_busy_nbc" + row + " 0.97\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("nbcguard_openmpi_cpu_busy_blocking" + row + " 1\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("cpu_busy_nbc" + row), text.rfind("cpu_busy_nbc" + row)) << "written twice:\n" << text;
+  // The 2ms row (point 1) has no CPU figures: nothing written for it.
+  EXPECT_EQ(text.find("comm=\"2ms\"}"), std::string::npos) << text;
+  EXPECT_EQ(Render({Results("openmpi", true)}).find("cpu_busy"), std::string::npos);
+}
+
 TEST(OpenMetricsTest, FamiliesAreContiguousAndLibrariesNeverShareAName) {
   const std::string text = Render({Results("openmpi", true), Results("mpich", true), Results("openmpi", true)});
   // Each family's TYPE line appears once, and all its samples follow it

@@ -109,6 +109,26 @@ TEST(ThresholdSpec, MinimalTextParses) {
   EXPECT_TRUE(parsed.value->rules[0].match.deployments.empty());
 }
 
+// The CPU-busy fractions of paper 003 are limited like the ratios.
+TEST(ThresholdSpec, CpuBusyMetricsParse) {
+  Parsed<ThresholdSpec> parsed = ParseThresholdSpec(
+      "implementation: openmpi\n"
+      "versions: \"*\"\n"
+      "rules:\n"
+      "  - name: leaves the CPU free\n"
+      "    source: s\n"
+      "    limits: {cpu_busy_nbc: {max: 0.5}, cpu_busy_blocking: {min: 0.1, max: 1.2}}\n",
+      "inline.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const Rule& r = parsed.value->rules.at(0);
+  ASSERT_EQ(r.limits.size(), 2u);
+  EXPECT_EQ(r.limits[0].metric, Metric::kCpuBusyNbc);
+  EXPECT_EQ(r.limits[0].max, 0.5);
+  EXPECT_EQ(r.limits[1].metric, Metric::kCpuBusyBlocking);
+  EXPECT_EQ(r.limits[1].min, 0.1);
+  EXPECT_EQ(r.limits[1].max, 1.2);
+}
+
 TEST(ThresholdSpec, UnreadableFileIsAnErrorWithoutLine) {
   Parsed<ThresholdSpec> parsed = LoadThresholdSpec(kData + "/thresholds/missing.yaml");
   ASSERT_EQ(parsed.errors.size(), 1u);

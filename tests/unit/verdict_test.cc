@@ -298,6 +298,47 @@ TEST(VerdictTest, InvalidPointOutsideRegionDoesNotFail) {
   EXPECT_TRUE(v.invalid.empty());
 }
 
+// cpu_busy_* are judged like the ratios: the whole interval past the limit
+// fails, a median past it with the interval reaching back is within noise.
+TEST(VerdictTest, CpuBusyLimitsUseTheConfidenceInterval) {
+  auto grid = Grid();
+  for (PointResult& p : grid) {
+    p.cpu_busy_nbc = S(0.05, 0.02, 0.1);
+    p.cpu_busy_blocking = S(1.0, 0.99, 1.0);
+  }
+  // The 4 ms communication row polls in MPI_Wait; 16 ms mostly, not surely.
+  for (double comp : {1e-3, 4e-3, 16e-3}) {
+    Find(grid, 4e-3, comp)->cpu_busy_nbc = S(0.98, 0.9, 1.0);
+    Find(grid, 16e-3, comp)->cpu_busy_nbc = S(0.6, 0.3, 0.9);
+  }
+  const Verdict v = Evaluate(grid, Ctx(), {MakeRule("free", {Max(Metric::kCpuBusyNbc, 0.5)})});
+  EXPECT_FALSE(v.pass);
+  ASSERT_EQ(v.failures.size(), 3u);
+  for (const Finding& f : v.failures) {
+    EXPECT_EQ(f.metric, Metric::kCpuBusyNbc);
+    EXPECT_EQ(f.comm_target, 4e-3);
+  }
+  EXPECT_NE(v.failures[0].Message().find("cpu_busy_nbc = 0.980 [0.900, 1.00] > max 0.500"), std::string::npos)
+      << v.failures[0].Message();
+  ASSERT_EQ(v.within_noise.size(), 3u);
+  EXPECT_EQ(v.within_noise[0].comm_target, 16e-3);
+  // The blocking fraction has its own limit.
+  EXPECT_TRUE(Evaluate(grid, Ctx(), {MakeRule("polls", {Min(Metric::kCpuBusyBlocking, 0.9)})}).pass);
+}
+
+// A point without the CPU phase (a results file or a run from before it) is
+// not measured, never 0: a limit on it makes the point invalid.
+TEST(VerdictTest, CpuBusyNotMeasuredIsInvalidNotZero) {
+  const PointResult fresh;
+  EXPECT_TRUE(std::isnan(fresh.cpu_busy_nbc.median));
+  EXPECT_TRUE(std::isnan(fresh.cpu_busy_blocking.median));
+  const Verdict v = Evaluate(Grid(), Ctx(), {MakeRule("free", {Max(Metric::kCpuBusyNbc, 0.5)})});
+  EXPECT_FALSE(v.pass);
+  EXPECT_TRUE(v.failures.empty());
+  ASSERT_EQ(v.invalid.size(), 9u);
+  EXPECT_NE(v.invalid[0].find("no measured cpu_busy_nbc"), std::string::npos) << v.invalid[0];
+}
+
 TEST(VerdictTest, NaNMedianOfCheckedMetricIsInvalid) {
   auto grid = Grid();
   Find(grid, 1e-3, 1e-3)->r_mpi_impact = S(kNaN, kNaN, kNaN);

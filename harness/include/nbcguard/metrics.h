@@ -1,19 +1,33 @@
 // The four ratios of the BenchNBC paper (METHOD.md section 3), as pure
 // functions of measured times (seconds). Always pass measured references,
-// never target times.
+// never target times. Two more metrics can be limited in threshold files:
+// the CPU-busy fractions of paper 003 (cpu_overhead.h).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nbcguard {
 
-// The first four are the overlap ratios; kPartitioned is the ratio of
+// The first four are the overlap ratios; the CPU-busy fractions belong to
+// overlap points too (cpu_overhead.h); kPartitioned is the ratio of
 // partitioned tests (partitioned.h): partitioned bandwidth / best other
 // mechanism's.
-enum class Metric { kOverhead, kComm, kCompSlowdown, kMpiImpact, kPartitioned };
+enum class Metric {
+  kOverhead,
+  kComm,
+  kCompSlowdown,
+  kMpiImpact,
+  kCpuBusyNbc,       // process CPU / wall inside the nonblocking collective + MPI_Wait (busiest rank)
+  kCpuBusyBlocking,  // the same inside the blocking collective
+  kPartitioned,      // partitioned bandwidth / best other mechanism's
+};
 
-// "r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "r_partitioned"
+// Every metric, in the order above (threshold files, docs).
+const std::vector<Metric>& AllMetrics();
+// "r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "cpu_busy_nbc",
+// "cpu_busy_blocking", "r_partitioned".
 const char* MetricName(Metric m);
 std::optional<Metric> ParseMetric(const std::string& name);
 

@@ -20,7 +20,9 @@ namespace nbcguard {
 //   nbcguard_<impl>_invalid_points          points without a measurement
 //   nbcguard_<impl>_limits_exceeded         threshold failures beyond noise
 // and per valid grid point nbcguard_<impl>_r_overhead (median), labelled by
-// case, collective, nodes, deployment (and comm, comp target times).
+// case, collective, nodes, deployment (and comm, comp target times), and per
+// communication row nbcguard_<impl>_cpu_busy_nbc and _cpu_busy_blocking
+// (medians; labelled with comm only, they do not depend on comp).
 // <impl> is implementation_label reduced to [a-z0-9_]. Missing figures are
 // left out rather than written as NaN, so a comparison never sees NaN != NaN.
 void WriteOpenMetrics(std::ostream& out, const std::vector<nlohmann::json>& results);

@@ -81,6 +81,9 @@ struct Point {
   bool valid = false;
   std::string invalid_reason, diagnosis;
   Ratio overhead, comm_ratio, slowdown, impact;
+  // CPU-busy fractions of the point's communication row (absent from
+  // results written before they existed: NaN). Shown in tables, not drawn.
+  Ratio cpu_nbc, cpu_blocking;
 };
 
 enum class Metric { kOverhead, kComm, kSlowdown, kImpact };

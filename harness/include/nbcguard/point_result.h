@@ -25,6 +25,13 @@ struct PointResult {
   Spread r_overhead, r_comm, r_comp_slowdown;
   // r_mpi_impact belongs to the computation row (comp target); repeated here.
   Spread r_mpi_impact;
+  // CPU-busy fractions (paper 003): process CPU time / wall time inside the
+  // nonblocking collective + MPI_Wait and inside its blocking twin, the
+  // busiest rank per repetition. They belong to the communication row (comm
+  // target), measured once per communication size; repeated here. Not
+  // measured (NaN) unless the reduction sets them.
+  Spread cpu_busy_nbc = Summarize({});
+  Spread cpu_busy_blocking = Summarize({});
 
   Diagnosis diagnosis = Diagnosis::kInvalid;
 

@@ -24,6 +24,7 @@ enum class ReferenceBehaviour {
   kLateRank,       // background, but rank late_rank enters the collective late_delay late
   kLateExit,       // background, but rank late_rank leaves the collective late_delay after the others
   kPassiveImpact,  // background, plus the computing thread losing a `share` of every period from MPI_Init
+  kSleepingWait,   // background, but MPI_Wait sleeps until completion instead of polling (CPU left free)
 };
 
 const char* ToString(ReferenceBehaviour b);  // "none", "background", "deferred", ...

@@ -30,13 +30,23 @@ const char* MetricName(Metric m) {
       return "r_mpi_impact";
     case Metric::kPartitioned:
       return "r_partitioned";
+    case Metric::kCpuBusyNbc:
+      return "cpu_busy_nbc";
+    case Metric::kCpuBusyBlocking:
+      return "cpu_busy_blocking";
   }
   return "unknown";
 }
 
+const std::vector<Metric>& AllMetrics() {
+  static const std::vector<Metric> all = {Metric::kOverhead,   Metric::kComm,       Metric::kCompSlowdown,
+                                          Metric::kMpiImpact,  Metric::kCpuBusyNbc, Metric::kCpuBusyBlocking,
+                                          Metric::kPartitioned};
+  return all;
+}
+
 std::optional<Metric> ParseMetric(const std::string& name) {
-  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact,
-                   Metric::kPartitioned}) {
+  for (Metric m : AllMetrics()) {
     if (name == MetricName(m)) return m;
   }
   return std::nullopt;

@@ -116,6 +116,7 @@ void WriteOpenMetrics(std::ostream& out, const std::vector<json>& results) {
       if (at.is_array() && at.size() == 2) checked.emplace_back(at[0].get<double>(), at[1].get<double>());
     double worst = NAN, impact = NAN;
     int invalid = 0;
+    std::vector<double> cpu_rows;  // communication rows whose CPU-busy fractions are written
     for (const json& p : r.value("points", json::array())) {
       if (!p.value("valid", false)) {
         ++invalid;
@@ -130,6 +131,17 @@ void WriteOpenMetrics(std::ostream& out, const std::vector<json>& results) {
       if (std::isfinite(im) && !(impact >= im)) impact = im;
       add(impl + "r_overhead", "median r_overhead at a grid point (0 overlap, 1 serialized)",
           labels + ",comm=\"" + FormatDuration(comm) + "\",comp=\"" + FormatDuration(comp) + "\"", ov);
+      // The CPU-busy fractions belong to the communication row: once per comm.
+      if (std::find(cpu_rows.begin(), cpu_rows.end(), comm) == cpu_rows.end()) {
+        const double nbc = p.contains("cpu_busy_nbc") ? Get(p["cpu_busy_nbc"], "median") : NAN;
+        const double blocking = p.contains("cpu_busy_blocking") ? Get(p["cpu_busy_blocking"], "median") : NAN;
+        if (std::isfinite(nbc) || std::isfinite(blocking)) cpu_rows.push_back(comm);
+        const std::string row = labels + ",comm=\"" + FormatDuration(comm) + "\"";
+        add(impl + "cpu_busy_nbc", "median CPU-busy fraction in the nonblocking collective + MPI_Wait (1 polling)",
+            row, nbc);
+        add(impl + "cpu_busy_blocking", "median CPU-busy fraction in the blocking collective (1 polling)", row,
+            blocking);
+      }
     }
     double rtt = NAN;
     for (const json& k : r.value("clock_sync", json::array()))

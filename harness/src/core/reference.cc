@@ -22,6 +22,7 @@ constexpr Name kNames[] = {
     {ReferenceBehaviour::kLateRank, "late-rank"},
     {ReferenceBehaviour::kLateExit, "late-exit"},
     {ReferenceBehaviour::kPassiveImpact, "passive-impact"},
+    {ReferenceBehaviour::kSleepingWait, "sleeping-wait"},
 };
 
 // %.17g: the value read back is the value written.

@@ -16,15 +16,13 @@ using yaml_schema::Need;
 using yaml_schema::Value;
 
 constexpr double kRegionSlack = 1e-9;  // relative, so a grid point on a bound is inside
-constexpr std::array<Metric, 5> kMetrics = {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown,
-                                            Metric::kMpiImpact, Metric::kPartitioned};
 
 // The kind of test whose points carry the metric.
 CaseKind KindOf(Metric m) { return m == Metric::kPartitioned ? CaseKind::kPartitioned : CaseKind::kOverlap; }
 
 std::vector<std::string> MetricNames() {
   std::vector<std::string> out;
-  for (Metric m : kMetrics) out.emplace_back(MetricName(m));
+  for (Metric m : AllMetrics()) out.emplace_back(MetricName(m));
   return out;
 }
 

@@ -50,6 +50,10 @@ const Spread& SpreadOf(const PointResult& p, Metric m) {
       return p.r_mpi_impact;
     case Metric::kPartitioned:
       break;  // not a ratio of overlap points; rules limiting it are partitioned rules
+    case Metric::kCpuBusyNbc:
+      return p.cpu_busy_nbc;
+    case Metric::kCpuBusyBlocking:
+      return p.cpu_busy_blocking;
   }
   static const Spread kNone = Summarize({});
   return kNone;

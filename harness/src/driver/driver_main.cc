@@ -737,7 +737,9 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
         ++invalid[key + (per_point ? at : " " + j["case"].value("name", "?"))];
         continue;
       }
-      for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact"}) {
+      for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "cpu_busy_nbc",
+                            "cpu_busy_blocking"}) {
+        if (!p.contains(m)) continue;  // results written before the metric existed
         const json& s = p[m];
         if (!s["median"].is_number() || !s["ci_lo"].is_number()) continue;
         Range& r = ranges[key + at + " " + m];

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nbcguard/clock_model.h"
+#include "nbcguard/cpu_overhead.h"
 #include "nbcguard/point_result.h"
 
 namespace nbcguard {
@@ -66,10 +67,18 @@ struct Reduction {
   nlohmann::json barrier;           // exit skews: synchronized vs MPI_Barrier
   nlohmann::json calibration;       // per target: size, time, converged, reason
   nlohmann::json mpi_impact;        // per comp target
+  nlohmann::json cpu_overhead;      // per comm target: CPU-busy fractions (paper 003)
   nlohmann::json samples;           // per point: every sample's global times
   std::string conformance_error;    // non-empty: a collective returned wrong data
   int late_redone = 0;
 };
+
+// The CPU readings of one kind of call in a "cpu" record ({"k": 2, "local":
+// [sample][rank * 2 + j] wall stamps, "extra": 2, "values": [sample][rank *
+// 2 + j] user and system seconds}): per sample and rank, the process's CPU
+// seconds and the rank's wall time inside the call (on its interpolated
+// clock). A sample whose arrays do not match gives no reading (NaN).
+std::vector<std::vector<CpuReading>> CpuReadings(const nlohmann::json& samples, const std::vector<ClockFit>& clocks);
 
 Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi);
 

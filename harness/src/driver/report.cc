@@ -84,7 +84,8 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
       << std::setw(10) << "comp_ref" << std::setw(10) << "measured" << std::setw(20) << "r_overhead"
       << std::setw(6) << "OSU%" << std::setw(6) << "IMB%"
       << std::setw(20) << "r_comm" << std::setw(20) << "r_comp_slowdown" << std::setw(18)
-      << "r_mpi_impact" << "diagnosis\n";
+      << "r_mpi_impact" << std::setw(18) << "cpu_busy_nbc" << std::setw(18) << "cpu_busy_blocking"
+      << "diagnosis\n";
   for (const PointResult& p : red.points) {
     out << std::setw(7) << FormatDuration(p.comm_target) << std::setw(7) << FormatDuration(p.comp_target);
     if (!p.valid) {
@@ -96,6 +97,7 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
         << Num(p.osu_overlap_pct.median, 0) << std::setw(6) << Num(p.imb_overlap_pct.median, 0)
         << std::setw(20) << Cell(p.r_comm)
         << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact)
+        << std::setw(18) << Cell(p.cpu_busy_nbc) << std::setw(18) << Cell(p.cpu_busy_blocking)
         << ToString(p.diagnosis) << "\n";
   }
   out << "OSU%, IMB%: the overlap percentages those benchmarks would report from the same samples "
@@ -106,6 +108,14 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
       tests += " " + FormatDuration(p.comm_target) + " x " + FormatDuration(p.comp_target) + ": " +
                Num(p.progress_tests, 0) + ";";
   if (!tests.empty()) out << "MPI_Test calls per overlap run (rank 0, median):" << tests << "\n";
+  out << "cpu_busy_nbc, cpu_busy_blocking: process CPU time / wall time inside MPI_I<coll> + MPI_Wait and "
+         "inside the blocking call, busiest rank (1 = the CPU polled throughout, 0 = left free, > 1 = more "
+         "than one thread busy); per communication size\n";
+  for (const json& row : red.cpu_overhead)
+    for (const char* key : {"warning", "resolution", "error"})
+      if (row.contains(key) && row[key].is_string())
+        out << "cpu overhead at " << FormatDuration(row.value("comm_target", 0.0)) << ": "
+            << row[key].get<std::string>() << "\n";
   for (const PointResult& p : red.points) {
     for (const auto& [rank, extra] : p.late_ranks) {
       const auto& t = p.per_rank[rank];
@@ -155,6 +165,8 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       jp["late_exits"] = late(p.late_exits);
     }
     jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);
+    jp["cpu_busy_nbc"] = SpreadJson(p.cpu_busy_nbc);
+    jp["cpu_busy_blocking"] = SpreadJson(p.cpu_busy_blocking);
     jp["diagnosis"] = ToString(p.diagnosis);
     points.push_back(jp);
   }
@@ -187,6 +199,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       {"late_samples_redone", red.late_redone},
       {"calibration", red.calibration},
       {"mpi_impact", red.mpi_impact},
+      {"cpu_overhead", red.cpu_overhead},
       {"points", points},
       {"samples", red.samples},
       {"conformance_error", red.conformance_error},
@@ -200,7 +213,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
 void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdict& v) {
   // Worst medians over the valid points; r_overhead also over the region the
   // thresholds judged (what a night-to-night plot of the verdict should show).
-  double worst = NAN, worst_checked = NAN, impact = NAN;
+  double worst = NAN, worst_checked = NAN, impact = NAN, cpu_nbc = NAN, cpu_blocking = NAN;
   int invalid = 0;
   for (const PointResult& p : red.points) {
     if (!p.valid) { ++invalid; continue; }
@@ -209,6 +222,9 @@ void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdi
                                    std::make_pair(p.comm_target, p.comp_target)) != v.checked.end();
     if (checked && !(worst_checked >= p.r_overhead.median)) worst_checked = p.r_overhead.median;
     if (std::isfinite(p.r_mpi_impact.median) && !(impact >= p.r_mpi_impact.median)) impact = p.r_mpi_impact.median;
+    if (std::isfinite(p.cpu_busy_nbc.median) && !(cpu_nbc >= p.cpu_busy_nbc.median)) cpu_nbc = p.cpu_busy_nbc.median;
+    if (std::isfinite(p.cpu_busy_blocking.median) && !(cpu_blocking >= p.cpu_busy_blocking.median))
+      cpu_blocking = p.cpu_busy_blocking.median;
   }
   // Sync precision: the largest offset uncertainty (min RTT / 2) over ranks,
   // and the largest residual of the clock fit.
@@ -223,6 +239,8 @@ void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdi
   tag("worst r_overhead in checked region", worst_checked);
   tag("worst r_overhead", worst);
   tag("max r_mpi_impact", impact);
+  tag("max cpu_busy_nbc", cpu_nbc);
+  tag("max cpu_busy_blocking", cpu_blocking);
   tag("sync precision us", rtt / 2 * 1e6);
   tag("clock residual us", res * 1e6);
   tag("invalid points", invalid);

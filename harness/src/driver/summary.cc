@@ -170,9 +170,21 @@ std::string CountLine(const std::vector<Entry>& entries) {
 }
 
 const std::vector<std::string>& Columns() {
-  static const std::vector<std::string> cols = {"case",   "ranks",          "deployment",     "library", "points",
-                                                "worst r_overhead", "max r_mpi_impact", "verdict", "first failure"};
+  static const std::vector<std::string> cols = {"case",    "ranks",         "deployment",
+                                                "library", "points",        "worst r_overhead",
+                                                "max r_mpi_impact",         "max cpu_busy nbc / blocking",
+                                                "verdict", "first failure"};
   return cols;
+}
+// Column indices the formats treat specially.
+constexpr std::size_t kCpuColumn = 7, kVerdictColumn = 8, kFailureColumn = 9;
+
+// "1.00 / 0.98": the largest median CPU-busy fraction of each kind; "-" for
+// a run without them.
+std::string CpuBusyPair(const CaseView& v) {
+  const double nbc = v.MaxCpuBusyNbc(), blocking = v.MaxCpuBusyBlocking();
+  if (!std::isfinite(nbc) && !std::isfinite(blocking)) return "-";
+  return Ratio(nbc) + " / " + Ratio(blocking);
 }
 
 std::vector<std::string> Row(const CaseView& v, std::size_t library_chars, std::size_t failure_chars) {
@@ -183,6 +195,7 @@ std::vector<std::string> Row(const CaseView& v, std::size_t library_chars, std::
           PointsLabel(v),
           Ratio(v.WorstOverhead()),
           Ratio(v.MaxImpact()),
+          CpuBusyPair(v),
           v.status,
           plot::Ellipsize(FirstFailure(v), failure_chars)};
 }
@@ -294,14 +307,14 @@ void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::s
   out << "|";
   for (const std::string& c : Columns()) out << " " << c << " |";
   out << "\n|";
-  for (std::size_t i = 0; i < Columns().size(); ++i) out << (i == 1 || (i >= 4 && i <= 6) ? " ---: |" : " --- |");
+  for (std::size_t i = 0; i < Columns().size(); ++i) out << (i == 1 || (i >= 4 && i <= 7) ? " ---: |" : " --- |");
   out << "\n";
   for (const Entry& e : entries) {
     std::vector<std::string> r = Row(e.view, 60, 120);
     out << "|";
     for (std::size_t i = 0; i < r.size(); ++i) {
       std::string cell = plot::MarkdownCell(r[i]);
-      if (i == 7 && !e.view.pass) cell = "**" + cell + "**";
+      if (i == kVerdictColumn && !e.view.pass) cell = "**" + cell + "**";
       out << " " << cell << " |";
     }
     out << "\n";
@@ -377,6 +390,15 @@ std::string RatioCell(const plot::Ratio& r, plot::Metric m) {
          (ci.empty() ? "" : " <span class=\"muted\">" + HtmlEscape(ci) + "</span>") + "</td>";
 }
 
+// A ratio with its interval and no colour: a CPU-busy fraction is neither
+// good nor bad by itself (polling in a blocking call is the norm).
+std::string PlainRatioCell(const plot::Ratio& r) {
+  if (!r.present()) return "<td class=\"num muted\">-</td>";
+  const std::string ci = plot::FormatInterval(r.lo, r.hi);
+  return "<td class=\"num\">" + HtmlEscape(plot::FormatRatio(r.median)) +
+         (ci.empty() ? "" : " <span class=\"muted\">" + HtmlEscape(ci) + "</span>") + "</td>";
+}
+
 // Width and height from a PNG's IHDR chunk (0 x 0 when unreadable): the
 // page lays its pictures out by their natural sizes.
 std::pair<int, int> PngSize(const fs::path& png) {
@@ -423,8 +445,9 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
     plot::Ratio worst{v.WorstOverhead(), NAN, NAN};
     plot::Ratio impact{v.MaxImpact(), NAN, NAN};
     out << RatioCell(worst, plot::Metric::kOverhead) << RatioCell(impact, plot::Metric::kImpact)
+        << "<td class=\"num\">" << HtmlEscape(r[kCpuColumn]) << "</td>"
         << "<td><span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status) << "</span></td><td>"
-        << HtmlEscape(r[8]) << "</td></tr>\n";
+        << HtmlEscape(r[kFailureColumn]) << "</td></tr>\n";
   }
   out << "</table>\n";
   for (const SideBySide& t : DeploymentTables(entries)) {
@@ -511,18 +534,20 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
     }
 
     out << "<table class=\"points\">\n<tr><th>comm</th><th>comp</th><th>r_overhead</th><th>r_comm</th>"
-        << "<th>r_comp_slowdown</th><th>r_mpi_impact</th><th>diagnosis</th></tr>\n";
+        << "<th>r_comp_slowdown</th><th>r_mpi_impact</th><th>cpu_busy_nbc</th><th>cpu_busy_blocking</th>"
+        << "<th>diagnosis</th></tr>\n";
     for (const plot::Point& p : v.points) {
       out << "<tr" << (p.valid ? "" : " class=\"invalid\"") << "><td class=\"num\">"
           << HtmlEscape(FormatDuration(p.comm)) << "</td><td class=\"num\">" << HtmlEscape(FormatDuration(p.comp))
           << "</td>";
       if (!p.valid) {
-        out << "<td colspan=\"5\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
+        out << "<td colspan=\"7\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
         continue;
       }
       out << RatioCell(p.overhead, plot::Metric::kOverhead) << RatioCell(p.comm_ratio, plot::Metric::kComm)
-          << RatioCell(p.slowdown, plot::Metric::kSlowdown) << RatioCell(p.impact, plot::Metric::kImpact) << "<td>"
-          << HtmlEscape(p.diagnosis) << "</td></tr>\n";
+          << RatioCell(p.slowdown, plot::Metric::kSlowdown) << RatioCell(p.impact, plot::Metric::kImpact)
+          << PlainRatioCell(p.cpu_nbc) << PlainRatioCell(p.cpu_blocking) << "<td>" << HtmlEscape(p.diagnosis)
+          << "</td></tr>\n";
     }
     out << "</table>\n</section>\n";
   }

@@ -80,6 +80,7 @@ class Ibcast : public Base {
     for (std::uint64_t i = 0; i < send_.size(); ++i) send_[i] = rank_ == 0 ? Pattern(0, rep, i) : -1;
   }
   int Start(MPI_Request* q) override { return MPI_Ibcast(send_.data(), Count(), MPI_INT32_T, 0, comm_, q); }
+  int Blocking() override { return MPI_Bcast(send_.data(), Count(), MPI_INT32_T, 0, comm_); }
   std::string Verify(int rep) const override {
     for (std::uint64_t i = 0; i < send_.size(); ++i)
       if (send_[i] != Pattern(0, rep, i)) return Mismatch("broadcast buffer", i, Pattern(0, rep, i), send_[i]);
@@ -94,6 +95,7 @@ class Ireduce : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Ireduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_, q);
   }
+  int Blocking() override { return MPI_Reduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_); }
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
     return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
@@ -107,6 +109,7 @@ class Iallreduce : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iallreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
   }
+  int Blocking() override { return MPI_Allreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_); }
   std::string Verify(int rep) const override {
     return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
   }
@@ -119,6 +122,9 @@ class Iallgather : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iallgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_, q);
   }
+  int Blocking() override {
+    return MPI_Allgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_);
+  }
   std::string Verify(int rep) const override {
     return Expect([&](std::uint64_t i) { return Pattern(static_cast<int>(i / count_), rep, i % count_); });
   }
@@ -130,6 +136,9 @@ class Ialltoall : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
   int Start(MPI_Request* q) override {
     return MPI_Ialltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_, q);
+  }
+  int Blocking() override {
+    return MPI_Alltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_);
   }
   // Block j of rank r's send buffer goes to rank j, so rank k receives in
   // block r the elements r sent at offsets k*count + e.
@@ -148,6 +157,9 @@ class Igather : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Igather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_, q);
   }
+  int Blocking() override {
+    return MPI_Gather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_);
+  }
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
     return Expect([&](std::uint64_t i) { return Pattern(static_cast<int>(i / count_), rep, i % count_); });
@@ -161,6 +173,9 @@ class Iscatter : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iscatter(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_, q);
   }
+  int Blocking() override {
+    return MPI_Scatter(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_);
+  }
   std::string Verify(int rep) const override {
     return Expect([&](std::uint64_t i) { return Pattern(0, rep, rank_ * count_ + i); });
   }
@@ -172,6 +187,9 @@ class IreduceScatterBlock : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
   int Start(MPI_Request* q) override {
     return MPI_Ireduce_scatter_block(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
+  }
+  int Blocking() override {
+    return MPI_Reduce_scatter_block(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
   }
   std::string Verify(int rep) const override {
     return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, rank_ * count_ + i); });
@@ -185,6 +203,7 @@ class Iscan : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
   }
+  int Blocking() override { return MPI_Scan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_); }
   std::string Verify(int rep) const override {
     return Expect([&](std::uint64_t i) { return SumOverRanks(rank_ + 1, rep, i); });
   }
@@ -197,6 +216,7 @@ class Iexscan : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iexscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
   }
+  int Blocking() override { return MPI_Exscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_); }
   std::string Verify(int rep) const override {
     if (rank_ == 0) return {};  // undefined on rank 0 by the standard
     return Expect([&](std::uint64_t i) { return SumOverRanks(rank_, rep, i); });
@@ -208,6 +228,7 @@ class Ibarrier : public Base {
   std::uint64_t SendElems(std::uint64_t) const override { return 0; }
   std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
   int Start(MPI_Request* q) override { return MPI_Ibarrier(comm_, q); }
+  int Blocking() override { return MPI_Barrier(comm_); }
   std::string Verify(int) const override { return {}; }
   std::uint64_t MaxCount(std::uint64_t) const override { return 1; }
   bool HasSize() const override { return false; }

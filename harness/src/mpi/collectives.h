@@ -2,7 +2,8 @@
 // An entry owns its buffers for a given block count, fills them with a
 // pattern that depends on rank and repetition, starts the nonblocking call,
 // and verifies the result after MPI_Wait (a wrong result is a conformance
-// failure, never a silent pass).
+// failure, never a silent pass). Each also runs its blocking twin on the
+// same buffers (the CPU overhead phase compares the two), verified the same way.
 #pragma once
 
 #include <mpi.h>
@@ -21,6 +22,9 @@ class Collective {
   virtual void Resize(std::uint64_t count) = 0;
   virtual void Fill(int rep) = 0;
   virtual int Start(MPI_Request* request) = 0;  // returns the MPI error code
+  // The blocking collective with the same arguments (MPI_Bcast for
+  // MPI_Ibcast, ...): after it returns, Verify holds as after Start + MPI_Wait.
+  virtual int Blocking() = 0;  // returns the MPI error code
   // Empty when correct; otherwise what is wrong (first bad element).
   virtual std::string Verify(int rep) const = 0;
   // Bytes one rank sends per call at `count` (for reports).

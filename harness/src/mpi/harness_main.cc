@@ -22,6 +22,7 @@
 #include "gemm.h"
 #include "measure.h"
 #include "nbcguard/calibrate.h"
+#include "nbcguard/cpu_overhead.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/partitioned.h"
 #include "nbcguard/placement.h"
@@ -257,16 +258,24 @@ class Harness {
   int RunBcastAck();
 
  private:
-  // The samples of one kind (sample index % kKinds == kind).
+  // The samples of one kind (sample index % kinds == kind); with the
+  // sample set's extra values as "values" ([sample][rank * extra + j]).
   json Samples(const SampleSet& s, int kind, int kinds = kKinds) const {
-    json local = json::array(), exits = json::array();
+    json local = json::array(), exits = json::array(), values = json::array();
     for (std::size_t i = kind; i < s.local.size(); i += kinds) {
       local.push_back(s.local[i]);
       exits.push_back(s.exits[i]);
+      if (i < s.values.size()) values.push_back(s.values[i]);
     }
-    return {{"k", s.k}, {"local", local}, {"exits", exits}, {"late_redone", s.late_redone}};
+    json out = {{"k", s.k}, {"local", local}, {"exits", exits}, {"late_redone", s.late_redone}};
+    if (s.extra > 0) {
+      out["extra"] = s.extra;
+      out["values"] = values;
+    }
+    return out;
   }
   enum Kind { kCommRef = 0, kCompRef = 1, kOverlap = 2, kKinds = 3 };
+  int MeasureCpu(Measurer& m, double target, std::uint64_t count);
   int Conformance(const std::string& coll, std::uint64_t count, const std::string& error) {
     raw_.Write({{"type", "conformance_failure"}, {"collective", coll}, {"count", count},
                 {"bytes", coll_ ? coll_->BytesPerRank(count) : 0}, {"error", error}});
@@ -422,6 +431,10 @@ int Harness::RunOverlap() {
   // biasing every ratio of a row or column).
   int point = -1;
   for (std::size_t j = 0; j < comm_count.size(); ++j) {
+    // The row's CPU overhead first, so every measured point of the row has it.
+    if (comm_count[j]) {
+      if (const int rc = MeasureCpu(m, o_.comm_targets[j], *comm_count[j]); rc != 0) return rc;
+    }
     for (std::size_t i = 0; i < comp_size.size(); ++i) {
       ++point;
       if (!comm_count[j] || !comp_size[i]) continue;
@@ -601,6 +614,71 @@ int Harness::RunPartitioned() {
   return 0;
 }
 
+// CPU overhead of one communication size (paper 003): the blocking twin and
+// the nonblocking collective + MPI_Wait take turns, sample by sample (a
+// drift of the machine's speed then biases neither), each after the
+// synchronized barrier, `repetitions` samples of each, data filled and
+// verified as everywhere. No computation runs: the OpenMP team sleeps
+// (OMP_WAIT_POLICY=PASSIVE, set by the driver), so the process's CPU time is
+// the library's. Per rank: local wall stamps around the call and the
+// process's user and system CPU seconds (getrusage) just inside them. The
+// readings' own cost (about 2 us each here) is inside the wall interval but
+// only partly inside the CPU one, so a single polling thread reads just
+// under 1 (not over it: clearly more than 1 is more than one busy thread).
+int Harness::MeasureCpu(Measurer& m, double target, std::uint64_t count) {
+  enum CpuKind { kBlocking = 0, kNonblocking = 1, kCpuKinds = 2 };
+  coll_->Resize(count);
+  // Warm-up of the blocking path: the grid's warm-up and calibration only
+  // ran the nonblocking one, and a first call may set up connections or buffers.
+  coll_->Fill(0);
+  CheckMpi(coll_->Blocking(), "blocking collective (warm-up)");
+  // The readings' own cost, per rank: wall and CPU time of the same pair of
+  // readings with nothing between them (median of 101). The reduction
+  // reports how much lower it makes a fully polling call read, which
+  // matters only for calls of a few tens of microseconds.
+  std::vector<double> empty_wall, empty_cpu;
+  for (int i = 0; i < 101; ++i) {
+    const double t0 = clock_.LocalNow();
+    const CpuTimes before = ProcessCpuTimes();
+    const CpuTimes after = ProcessCpuTimes();
+    empty_wall.push_back(clock_.LocalNow() - t0);
+    empty_cpu.push_back(after.Total() - before.Total());
+  }
+  const std::vector<double> cost = comm_.GatherToRoot({Median(empty_wall), Median(empty_cpu)});
+  json reading_cost = {{"wall", json::array()}, {"cpu", json::array()}};
+  for (std::size_t r = 0; r + 1 < cost.size(); r += 2) {
+    reading_cost["wall"].push_back(cost[r]);
+    reading_cost["cpu"].push_back(cost[r + 1]);
+  }
+  MPI_Request req;
+  SampleSet s = m.Run(
+      2, kCpuKinds * o_.repetitions, [&](int rep) { coll_->Fill(rep); },
+      [&](int rep, double* t) {
+        t[0] = clock_.LocalNow();
+        const CpuTimes before = ProcessCpuTimes();
+        if (rep % kCpuKinds == kBlocking) {
+          CheckMpi(coll_->Blocking(), "blocking collective");
+        } else {
+          CheckMpi(coll_->Start(&req), "nonblocking collective start");
+          CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+        }
+        const CpuTimes after = ProcessCpuTimes();
+        t[1] = clock_.LocalNow();
+        t[2] = after.user - before.user;
+        t[3] = after.system - before.system;
+      },
+      [&](int rep) {
+        const std::string wrong = coll_->Verify(rep);
+        return wrong.empty() || rep % kCpuKinds != kBlocking ? wrong : "blocking twin: " + wrong;
+      },
+      Measurer::GlobalSpan, 2);
+  if (!s.error.empty()) return Conformance(o_.collective, count, s.error);
+  raw_.Write({{"type", "cpu"}, {"comm_target", target}, {"count", count}, {"bytes", coll_->BytesPerRank(count)},
+              {"value_columns", {"user_s", "system_s"}}, {"reading_cost", reading_cost},
+              {"blocking", Samples(s, kBlocking, kCpuKinds)}, {"nonblocking", Samples(s, kNonblocking, kCpuKinds)}});
+  return 0;
+}
+
 // Clock synchronization against a known truth: every rank of one host shares
 // CLOCK_MONOTONIC, which is rank 0's local clock; one rank's clock is
 // perturbed with a known offset and drift. Records, per rank, (local, mono)
@@ -719,8 +797,18 @@ int Harness::RunVerify() {
           },
           [&](int rep) { return coll_->Verify(rep); }, Measurer::GlobalSpan);
       if (!s.error.empty()) return Conformance(name, count, s.error);
+      // The blocking twin the CPU overhead phase runs, on the same buffers.
+      SampleSet b = m.Run(2, 3, [&](int rep) { coll_->Fill(rep); },
+          [&](int, double* t) {
+            t[0] = clock_.LocalNow();
+            CheckMpi(coll_->Blocking(), "blocking collective");
+            t[1] = clock_.LocalNow();
+            if (o_.fault == "corrupt") coll_->Corrupt();
+          },
+          [&](int rep) { return coll_->Verify(rep); }, Measurer::GlobalSpan);
+      if (!b.error.empty()) return Conformance(name, count, "blocking twin: " + b.error);
       raw_.Write({{"type", "verified"}, {"collective", name}, {"count", count},
-                  {"median", Median(s.durations)}});
+                  {"median", Median(s.durations)}, {"blocking_median", Median(b.durations)}});
       if (!coll_->HasSize()) break;
     }
   }

@@ -34,11 +34,12 @@ double Measurer::SlowestRank(const std::vector<double>& s, int k) {
 SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare,
                         const std::function<void(int, double*)>& body,
                         const std::function<std::string(int)>& verify,
-                        const std::function<double(const std::vector<double>&, int)>& duration) {
+                        const std::function<double(const std::vector<double>&, int)>& duration, int extra) {
   SampleSet set;
   set.k = k;
+  set.extra = extra;
   const int max_tries = 4 * reps + 8;
-  std::vector<double> stamps(k);
+  std::vector<double> stamps(k + extra);
   int kept = 0;
   for (int tries = 0; kept < reps && tries < max_tries; ++tries) {
     const int rep = kept;
@@ -63,23 +64,26 @@ SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare
     }
     // Local stamps for the post-mortem clock, real-time global stamps for
     // decisions taken now (calibration).
-    std::vector<double> mine(stamps.begin(), stamps.end());
+    std::vector<double> mine(stamps.begin(), stamps.begin() + k);
     for (int j = 0; j < k; ++j) mine.push_back(clock_.ToGlobal(stamps[j]));
     mine.push_back(exit.exit_local);
+    mine.insert(mine.end(), stamps.begin() + k, stamps.end());
     std::vector<double> all = comm_.GatherToRoot(mine);
     double d = 0;
     if (comm_.rank() == 0) {
-      const std::size_t per = 2 * k + 1;
-      std::vector<double> local, global, exits;
+      const std::size_t per = 2 * k + 1 + extra;
+      std::vector<double> local, global, exits, values;
       for (int r = 0; r < comm_.size(); ++r) {
         const double* p = all.data() + r * per;
         local.insert(local.end(), p, p + k);
         global.insert(global.end(), p + k, p + 2 * k);
         exits.push_back(p[2 * k]);
+        values.insert(values.end(), p + 2 * k + 1, p + per);
       }
       d = duration(global, k);
       set.local.push_back(std::move(local));
       set.exits.push_back(std::move(exits));
+      if (extra > 0) set.values.push_back(std::move(values));
     }
     set.durations.push_back(comm_.BcastDouble(d));
     ++kept;

@@ -23,6 +23,10 @@ struct SampleSet {
   int k = 0;
   std::vector<std::vector<double>> local;    // [sample][rank * k + j]
   std::vector<std::vector<double>> exits;    // [sample][rank] local exit time of the barrier
+  // Per-rank values that are not clock readings (CPU seconds), when Run was
+  // asked for `extra` of them: [sample][rank * extra + j].
+  int extra = 0;
+  std::vector<std::vector<double>> values;
   std::vector<double> durations;             // [sample] agreed duration (see Measurer::Run)
   int late_redone = 0;                       // samples redone because a rank was late
   std::string error;                         // non-empty: conformance failure (agreed)
@@ -41,11 +45,13 @@ class Measurer {
   // body(rep, stamps) writing `k` local timestamps, verify(rep) (untimed).
   // A repetition where any rank was late is redone (at most 4*reps+8 tries).
   // `durations` holds, per sample, `duration(global stamps of all ranks)` on
-  // the real-time global clock, identical on every rank.
+  // the real-time global clock, identical on every rank. With `extra` > 0
+  // the body writes that many other values after the stamps (stamps[k ..
+  // k + extra)), gathered as they are into `values`.
   SampleSet Run(int k, int reps, const std::function<void(int)>& prepare,
                 const std::function<void(int, double*)>& body,
                 const std::function<std::string(int)>& verify,
-                const std::function<double(const std::vector<double>&, int k)>& duration);
+                const std::function<double(const std::vector<double>&, int k)>& duration, int extra = 0);
 
   // Collective time: max over ranks of stamp k-1 minus min over ranks of stamp 0.
   static double GlobalSpan(const std::vector<double>& stamps, int k);

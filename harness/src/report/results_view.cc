@@ -95,6 +95,18 @@ double CaseView::MaxImpact() const {
   return top;
 }
 
+namespace {
+double MaxOver(const std::vector<plot::Point>& points, plot::Ratio plot::Point::*ratio) {
+  double top = NAN;
+  for (const plot::Point& p : points)
+    if (p.valid && (p.*ratio).present() && !(top >= (p.*ratio).median)) top = (p.*ratio).median;
+  return top;
+}
+}  // namespace
+
+double CaseView::MaxCpuBusyNbc() const { return MaxOver(points, &plot::Point::cpu_nbc); }
+double CaseView::MaxCpuBusyBlocking() const { return MaxOver(points, &plot::Point::cpu_blocking); }
+
 bool ReadCase(const json& j, CaseView* out, std::string* error) {
   if (!j.is_object() || !j.contains("points") || !j["points"].is_array()) {
     if (error) *error = "not an nbcguard results file (no \"points\" array)";
@@ -153,6 +165,8 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
     pt.comm_ratio = ReadRatio(p, "r_comm");
     pt.slowdown = ReadRatio(p, "r_comp_slowdown");
     pt.impact = ReadRatio(p, "r_mpi_impact");
+    pt.cpu_nbc = ReadRatio(p, "cpu_busy_nbc");
+    pt.cpu_blocking = ReadRatio(p, "cpu_busy_blocking");
     v.points.push_back(pt);
   }
 

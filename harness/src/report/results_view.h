@@ -56,6 +56,10 @@ struct CaseView {
   double WorstOverhead() const;  // NaN when no valid point has one
   double LowestPartitioned() const;  // lowest median r_partitioned over valid points; NaN when none
   double MaxImpact() const;      // NaN when none was measured
+  // Largest median CPU-busy fraction over the valid points (NaN when none
+  // has one: results written before paper 003's measurement existed).
+  double MaxCpuBusyNbc() const;
+  double MaxCpuBusyBlocking() const;
 };
 
 // Fails (false, *error set) only when the document is not a results file at
