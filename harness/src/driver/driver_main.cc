@@ -84,6 +84,32 @@ bool LoadThresholds(const Config& cfg, std::vector<ThresholdSpec>* specs) {
   return ok;
 }
 
+// The running library, named by the harness's context record, and the
+// threshold file that applies to it (spec null when none does).
+struct LibraryThresholds {
+  std::string version_line;  // first line of MPI_Get_library_version
+  LibraryId lib;
+  const ThresholdSpec* spec = nullptr;
+};
+
+LibraryThresholds ThresholdsFor(const RawRun& raw, const std::vector<ThresholdSpec>& specs) {
+  LibraryThresholds t;
+  const std::string version = raw.context.value("library_version", "");
+  t.version_line = FirstLine(version);
+  t.lib = IdentifyLibrary(version);
+  t.spec = SelectThresholds(specs, t.lib);
+  return t;
+}
+
+// Why a test without a threshold file fails, and how to add one.
+std::string NoThresholdsMessage(const std::string& thresholds_dir, const LibraryThresholds& t) {
+  const LibraryId& lib = t.lib;
+  return "no threshold file in " + thresholds_dir + " matches the running library (" +
+         (lib.implementation.empty() ? "unknown" : lib.implementation) + " " + lib.version +
+         ", from: " + t.version_line + "); add one with 'implementation: " + lib.implementation +
+         "' and a 'versions:' range containing " + lib.version;
+}
+
 // ---------------------------------------------------------------- list --
 
 std::string Bracket(const std::string& s) { return "[==[" + s + "]==]"; }
@@ -466,11 +492,9 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
       info.progression["placement"] = rec;
     }
   }
-  const std::string version = raw.context.value("library_version", "");
-  info.library_version = FirstLine(version);
-
-  const LibraryId lib = IdentifyLibrary(version);
-  const ThresholdSpec* spec = SelectThresholds(specs, lib);
+  const LibraryThresholds found = ThresholdsFor(raw, specs);
+  info.library_version = found.version_line;
+  const ThresholdSpec* spec = found.spec;
   Verdict v;
   int rc = kPass;
   if (spec) {
@@ -507,10 +531,7 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
     return kHarnessFailed;
   }
   if (!spec) {
-    std::cout << "FAIL " << id << ": no threshold file in " << cfg.thresholds_dir << " matches the running library ("
-              << (lib.implementation.empty() ? "unknown" : lib.implementation) << " " << lib.version
-              << ", from: " << info.library_version << "); add one with 'implementation: " << lib.implementation
-              << "' and a 'versions:' range containing " << lib.version << "\n";
+    std::cout << "FAIL " << id << ": " << NoThresholdsMessage(cfg.thresholds_dir, found) << "\n";
     return kUsage;
   }
   if (!nompi_error.empty()) {
@@ -594,10 +615,9 @@ int RunPartitionedCase(const Config& cfg, const CaseSpec& c, const std::vector<i
     info.launch_command = ShellQuote(cmd);
     info.deployment_env = env;
     info.spec = c.partitioned;
-    const std::string version = raw.context.value("library_version", "");
-    info.library_version = FirstLine(version);
-    const LibraryId lib = IdentifyLibrary(version);
-    const ThresholdSpec* spec = SelectThresholds(specs, lib);
+    const LibraryThresholds found = ThresholdsFor(raw, specs);
+    info.library_version = found.version_line;
+    const ThresholdSpec* spec = found.spec;
     Verdict v;
     int rc = kPass;
     if (spec) {
@@ -624,9 +644,7 @@ int RunPartitionedCase(const Config& cfg, const CaseSpec& c, const std::vector<i
       std::cout << "FAIL " << id << ": " << harness_error << "\n";
       rc = kHarnessFailed;
     } else if (!spec) {
-      std::cout << "FAIL " << id << ": no threshold file in " << cfg.thresholds_dir
-                << " matches the running library (" << (lib.implementation.empty() ? "unknown" : lib.implementation)
-                << " " << lib.version << ", from: " << info.library_version << ")\n";
+      std::cout << "FAIL " << id << ": " << NoThresholdsMessage(cfg.thresholds_dir, found) << "\n";
       rc = kUsage;
     }
     if (worst == kSkip || worst == kPass || (rc != kPass && rc > worst)) worst = rc;

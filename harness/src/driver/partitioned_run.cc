@@ -52,13 +52,7 @@ PartitionedPointSpec SpecOf(const json& rec) {
 PartitionedReduction ReducePartitioned(const RawRun& run) {
   PartitionedReduction red;
   const std::vector<ClockFit> clocks = FitClocks(run);
-  red.clock = json::array();
-  for (std::size_t r = 0; r < clocks.size(); ++r) {
-    const ClockFit& f = clocks[r];
-    red.clock.push_back({{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
-                         {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
-                         {"min_rtt_s", f.min_rtt}, {"span_s", f.span}});
-  }
+  red.clock = ClockFitJson(clocks);
   red.barrier = BarrierSkewJson(run, clocks);
   for (const json* rec : RecordsOfType(run, "conformance_failure"))
     red.conformance_error = (*rec).value("error", std::string("wrong data")) + " (mechanism " +

@@ -242,6 +242,17 @@ std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<con
   return out;
 }
 
+json ClockFitJson(const std::vector<ClockFit>& clocks) {
+  json out = json::array();
+  for (std::size_t r = 0; r < clocks.size(); ++r) {
+    const ClockFit& f = clocks[r];
+    out.push_back({{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
+                   {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
+                   {"min_rtt_s", f.min_rtt}, {"span_s", f.span}});
+  }
+  return out;
+}
+
 json BarrierSkewJson(const RawRun& run, const std::vector<ClockFit>& clocks) {
   json out;
   for (const json* rec : RecordsOfType(run, "barrier_skew")) {
@@ -256,13 +267,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   Reduction red;
   const std::vector<ClockFit> clocks = FitClocks(run);
 
-  red.clock = json::array();
-  for (std::size_t r = 0; r < clocks.size(); ++r) {
-    const ClockFit& f = clocks[r];
-    red.clock.push_back({{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
-                         {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
-                         {"min_rtt_s", f.min_rtt}, {"span_s", f.span}});
-  }
+  red.clock = ClockFitJson(clocks);
   red.barrier = BarrierSkewJson(run, clocks);
   for (const json* rec : RecordsOfType(run, "conformance_failure"))
     red.conformance_error = (*rec)["collective"].get<std::string>() + " with count " +

@@ -43,6 +43,9 @@ using NoMpiTimes = std::map<int, std::map<int, std::vector<double>>>;
 std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<const nlohmann::json*>& passive,
                                                            const NoMpiTimes& no_mpi, int ranks);
 
+// Per rank, the fitted clock model and its quality (results.json clock_sync).
+nlohmann::json ClockFitJson(const std::vector<ClockFit>& clocks);
+
 // Exit skews of the synchronized barrier and of MPI_Barrier (the
 // "barrier_skew" record), on the fitted clocks; null when not recorded.
 nlohmann::json BarrierSkewJson(const RawRun& run, const std::vector<ClockFit>& clocks);

@@ -228,10 +228,12 @@ class Harness {
   int RunVerify();
 
   // The placement of this node's ranks under the --placement policy, from
-  // the node's topology (hwloc) and this node's rank count.
-  std::optional<Placement> PlaceOnThisNode(std::string* error) const {
+  // the node's topology (hwloc, described in *topology) and this node's
+  // rank count.
+  std::optional<Placement> PlaceOnThisNode(std::string* error, std::string* topology) const {
     std::optional<NodeTopology> topo = TopologyFromHwloc("", error);
     if (!topo) return std::nullopt;
+    *topology = topo->Describe();
     const PlacementPolicy policy = o_.placement == "numa"       ? PlacementPolicy::kNuma
                                    : o_.placement == "odd-even" ? PlacementPolicy::kOddEven
                                                                 : PlacementPolicy::kBind;
@@ -243,14 +245,12 @@ class Harness {
     return p;
   }
   // Every rank's cores, gathered into one record with the node's topology.
-  void RecordPlacement(const RankPlacement& mine) {
-    std::string error;
-    std::optional<NodeTopology> topo = TopologyFromHwloc("", &error);
+  void RecordPlacement(const RankPlacement& mine, const std::string& topology) {
     const std::string entry = json({{"rank", comm_.rank()}, {"host", Hostname()}, {"node_rank", comm_.node_rank()},
                                     {"compute_cores", mine.compute_cores}, {"progress_core", mine.progress_core}})
                                   .dump();
     json rec = {{"type", "placement"}, {"policy", o_.placement}, {"interval", o_.progress_interval},
-                {"topology", topo ? topo->Describe() : error}, {"ranks", json::array()}};
+                {"topology", topology}, {"ranks", json::array()}};
     for (const std::string& r : comm_.GatherStrings(entry)) rec["ranks"].push_back(json::parse(r));
     raw_.Write(rec);
   }
@@ -310,6 +310,7 @@ int Harness::RunOverlap() {
   // thread-*: the placement policy decides the computation's cores and the
   // progress thread's core (placement.h).
   std::optional<RankPlacement> placed;
+  std::string topology;
   if (o_.progression == "thread") {
     if (o_.thread_level < MPI_THREAD_SERIALIZED) {
       raw_.Write({{"type", "skip"},
@@ -318,7 +319,7 @@ int Harness::RunOverlap() {
       return 0;
     }
     std::string error;
-    std::optional<Placement> plan = PlaceOnThisNode(&error);
+    std::optional<Placement> plan = PlaceOnThisNode(&error, &topology);
     if (plan) placed = plan->ranks[comm_.node_rank()];
     const std::string skip = comm_.FirstError(error);
     if (!skip.empty()) {
@@ -349,7 +350,7 @@ int Harness::RunOverlap() {
       raw_.Write({{"type", "skip"}, {"reason", "placement " + o_.placement + ": " + failed}});
       return 0;
     }
-    RecordPlacement(*placed);
+    RecordPlacement(*placed, topology);
   }
 
   InitialSync();
