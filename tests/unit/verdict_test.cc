@@ -8,6 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "nbcguard/case_spec.h"
+#include "spec_fixture.h"
+
 namespace nbcguard {
 namespace {
 
@@ -415,6 +418,53 @@ TEST(VerdictTest, MessageWithinNoiseAndFormatting) {
                    "< min 0.100 (within noise) -- passive-runtime-impact: "),
             0u)
       << m;
+}
+
+
+// ---------------------------------------------------------------- project files
+
+// A test that some rule of a library's threshold file applies to, but whose
+// grid has no point in any applying rule's region, checks nothing and fails
+// with "no grid point in any rule's region" on every run: a case moved to
+// another tier or given another grid without its rules following. Caught
+// here, before a pipeline runs it. (Tests no rule applies to at all are
+// left to the run: they SKIP where the library lacks the deployment.)
+TEST(VerdictProjectFiles, EveryRuledCaseHasAPointInARegion) {
+  const std::string root = NBCGUARD_SOURCE_DIR;
+  std::vector<ThresholdSpec> specs;
+  for (const auto& path : testing::YamlFiles(root + "/thresholds")) {
+    Parsed<ThresholdSpec> t = LoadThresholdSpec(path);
+    ASSERT_TRUE(t.ok()) << t.ErrorText();
+    specs.push_back(*t.value);
+  }
+  std::vector<std::string> cases = testing::YamlFiles(root + "/cases");
+  if (cases.empty() || specs.empty()) GTEST_SKIP() << "no cases/ or thresholds/ files yet";
+  int ruled = 0;
+  for (const auto& path : cases) {
+    Parsed<CaseSpec> c = LoadCaseSpec(path);
+    ASSERT_TRUE(c.ok()) << c.ErrorText();
+    if (c.value->kind != CaseKind::kOverlap) continue;
+    for (const ThresholdSpec& spec : specs) {
+      for (int nodes : c.value->nodes) {
+        for (Deployment d : c.value->deployments) {
+          const TestContext test{c.value->collective, nodes, d, c.value->labels};
+          bool applies = false, checks = false;
+          for (const Rule& rule : spec.rules) {
+            if (!RuleApplies(rule, test)) continue;
+            applies = true;
+            for (double comm : c.value->comm_times) {
+              for (double comp : c.value->comp_times) checks |= rule.region.Contains(comm, comp);
+            }
+          }
+          if (!applies) continue;
+          ++ruled;
+          EXPECT_TRUE(checks) << path << " (" << ToString(d) << ", " << nodes << " ranks) under "
+                              << spec.file << ": rules apply but no grid point lies in their regions";
+        }
+      }
+    }
+  }
+  EXPECT_GT(ruled, 0) << "no case is judged by any rule";
 }
 
 }  // namespace
