@@ -8,6 +8,12 @@
 set(NBCGUARD_BASELINE_DIR "" CACHE PATH
     "Results directory of a baseline run; when set, case tests fail on a regression against it")
 
+# Calibrated sizes kept between runs (calibration_cache.h): every run starts
+# its size search where the last run of the same configuration ended. Empty:
+# no cache (every run calibrates from scratch).
+set(NBCGUARD_CALIBRATION_CACHE "${CMAKE_BINARY_DIR}/calibration-cache" CACHE PATH
+    "Directory of cached calibrated sizes (empty: off)")
+
 # What the driver needs to launch the harness, in one file next to it. The
 # launcher follows FindMPI: MPIEXEC_EXECUTABLE, MPIEXEC_NUMPROC_FLAG,
 # MPIEXEC_PREFLAGS, MPIEXEC_POSTFLAGS (a site sets them in its preset).
@@ -36,6 +42,7 @@ file(GENERATE OUTPUT "${_cfg}" CONTENT "{
   \"cases_dir\": \"${PROJECT_SOURCE_DIR}/cases\",
   \"thresholds_dir\": \"${PROJECT_SOURCE_DIR}/thresholds\",
   \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\",
+  \"calibration_cache\": \"${NBCGUARD_CALIBRATION_CACHE}\",
   \"baseline_dir\": \"${NBCGUARD_BASELINE_DIR}\"
 }
 ")

@@ -58,6 +58,12 @@ nbcguard_mpi_test(strategies TIMEOUT 400
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/strategies
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/strategies.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_strategies.cmake)
 
+# The calibration cache: a second run starts each search at the size the
+# first one found (check_cache.cmake).
+nbcguard_mpi_test(calibration-cache TIMEOUT 300
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/calibration-cache
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/cache.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_cache.cmake)
+
 # A rank that dies, and a rank that hangs, at the second grid point: a clear
 # failure within the timeout, completed points kept in results.json.
 nbcguard_mpi_test(failed-rank TIMEOUT 120

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "compare_cmd.h"
+#include "cost_cmd.h"
 #include "driver_common.h"
 #include "launcher.h"
 #include "partitioned_run.h"
@@ -385,7 +386,22 @@ struct RunOptions {
   std::string reference;                 // reference behaviour overriding the case's (empty = the case's)
   std::vector<std::string> set_env;      // NAME=VALUE set after the deployment's environment
   std::string baseline;                  // results of an earlier run to compare with (empty = none)
+  std::string calibration_cache;         // overrides the configured cache directory; "off": none
 };
+
+// The deployment as the calibration cache key knows it: everything the
+// driver changes about the run that can change a collective's or the
+// computation's time (deployment, progression, environment, reference
+// behaviour). Paths that differ from run to run stay out.
+std::string CacheDeployment(Deployment d, const Deploy& plan, const Config& cfg) {
+  std::string out = ToString(d);
+  for (const std::string& a : plan.harness_args) out += " " + a;
+  for (const auto& [k, v] : plan.env) out += " " + k + "=" + v;
+  for (const auto& [k, v] : cfg.harness_env) {
+    if (k != "LD_PRELOAD" && k != "NBCGUARD_REFERENCE_LOG") out += " " + k + "=" + v;
+  }
+  return out;
+}
 
 int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
            const RunOptions& ro) {
@@ -428,6 +444,12 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
                                    "--threads", std::to_string(c.threads), "--reserve", std::to_string(plan.reserve),
                                    "--fault", ro.fault, "--out", raw_path.string()};
   args.insert(args.end(), plan.harness_args.begin(), plan.harness_args.end());
+  const std::string cache_dir = ro.calibration_cache.empty() ? cfg.calibration_cache
+                                : ro.calibration_cache == "off" ? std::string()
+                                                                : ro.calibration_cache;
+  if (!cache_dir.empty()) {
+    args.insert(args.end(), {"--calibration-cache", cache_dir, "--cache-deployment", CacheDeployment(d, plan, cfg)});
+  }
   const std::vector<std::string> cmd = LaunchCommand(cfg, nodes, cfg.harness, args);
   std::cerr << "nbcguard: " << id << ": " << ShellQuote(cmd) << "\n";
   ProgressWatch progress(id, static_cast<int>(c.comp_times.size()), static_cast<int>(c.comm_times.size()),
@@ -458,6 +480,7 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   }
   std::string nompi_error;
   NoMpiTimes nompi;
+  const auto impact_start = std::chrono::steady_clock::now();
   if (harness_error.empty() && red_conformance_free(raw)) {
     ImpactRuns impact = RunImpact(cfg, nodes, threads, sizes, size_targets, c.repetitions, dir, plan.env, left,
                                       &progress);
@@ -466,6 +489,7 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
     for (json& p : impact.passive) raw.records.push_back(p);
   }
   progress.Stop();
+  const double impact_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - impact_start).count();
   const Reduction red = Reduce(raw, nompi);
   RunInfo info;
   info.case_name = c.name;
@@ -510,6 +534,13 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   json results = ResultsJson(info, raw, red, v);
   if (!nompi_error.empty()) results["no_mpi_error"] = nompi_error;
   if (!harness_error.empty()) results["harness_error"] = harness_error;
+  // The tool's own cost (nbcguard cost): the overlap job's phases (rank 0's
+  // clock), the job as launched, the r_mpi_impact jobs, and the whole test.
+  results["cost"] = {{"harness_job", hr.seconds}, {"mpi_impact_jobs", impact_seconds},
+                     {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+  for (const json* ph : RecordsOfType(raw, "phase_times")) {
+    for (const char* k : {"sync", "calibration", "measurement"}) results["cost"][k] = (*ph)[k];
+  }
   if (c.reference.active()) {
     results["reference_delivered"] = ReadReferenceLog(reference_log);
     PrintReferenceDelivered(std::cout, results["reference_delivered"]);
@@ -840,6 +871,9 @@ int main(int argc, char** argv) {
   run->add_option("--baseline", ro.baseline,
                   "nightly mode: compare each test with the same test under this results directory (an earlier "
                   "run's --out) and fail on a regression (see nbcguard compare)");
+  run->add_option("--calibration-cache", ro.calibration_cache,
+                  "directory of calibrated sizes reused by later runs of the same configuration (default: the "
+                  "build's NBCGUARD_CALIBRATION_CACHE); off: calibrate from scratch, read and write nothing");
   run->add_option("--config", config_path);
 
   auto* clock = app.add_subcommand("clock-check", "inject a clock offset and drift on rank 1 and measure how well sync recovers it");
@@ -883,6 +917,10 @@ int main(int argc, char** argv) {
   bcast->add_option("--out", bo.out);
   bcast->add_option("--config", config_path);
 
+  auto* cost = app.add_subcommand("cost", "the tool's own cost per test: time in clock sync, calibration, measurement "
+                                          "and r_mpi_impact jobs, size evaluations per target, calibration cache use");
+  std::vector<std::string> cost_dirs;
+  cost->add_option("dirs", cost_dirs, "directories searched for results.json")->required()->check(CLI::ExistingDirectory);
   auto* envelope = app.add_subcommand("envelope", "summarize results.json files: ranges of each ratio (for setting thresholds)");
   std::vector<std::string> dirs;
   envelope->add_option("dirs", dirs, "directories searched for results.json")->required()->check(CLI::ExistingDirectory);
@@ -927,6 +965,7 @@ int main(int argc, char** argv) {
     return *compare && rc != 0 ? kUsage : rc;  // compare: usage errors exit 2
   }
   if (*envelope) return Envelope(dirs, per_point);
+  if (*cost) return CostCommand(cost_dirs, std::cout);
   if (*plot) return PlotCommand(plot_paths);
   if (*summary) return SummaryCommand(summary_dir, summary_format, summary_output);
   if (*compare) return CompareCommand(compare_base, compare_run, co);

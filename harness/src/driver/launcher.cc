@@ -48,6 +48,7 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     c->results_dir = j.at("results_dir");
     c->reference_library = j.value("reference_library", "");
     c->baseline_dir = j.value("baseline_dir", "");
+    c->calibration_cache = j.value("calibration_cache", "");
   } catch (const std::exception& e) {
     *error = path + ": " + e.what();
     return false;

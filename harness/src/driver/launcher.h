@@ -17,6 +17,7 @@ struct Config {
   std::vector<std::string> preflags, postflags;
   std::string harness, compute;
   std::string cases_dir, thresholds_dir, results_dir;
+  std::string calibration_cache;  // NBCGUARD_CALIBRATION_CACHE: cached calibrated sizes (empty = off)
   std::string reference_library;  // libnbcguard-reference.so (reference behaviours)
   std::string baseline_dir;       // NBCGUARD_BASELINE_DIR: generated tests compare with it (empty = no)
   // Set per run, not read from the file: environment variables given to the

@@ -282,6 +282,12 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   // Calibration outcome per axis.
   std::map<double, std::string> comm_invalid, comp_invalid;
   red.calibration = {{"comm", json::array()}, {"comp", json::array()}};
+  // The calibration cache (calibration_cache.h): which file, what it held,
+  // and a failure to update it (the run itself is unaffected).
+  for (const json* rec : RecordsOfType(run, "calibration_cache")) red.calibration["cache"] = *rec;
+  for (const json* rec : RecordsOfType(run, "calibration_cache_store")) {
+    red.calibration["cache"]["store_error"] = (*rec)["error"];
+  }
   for (double t : comm_targets) comm_invalid[t] = "communication size not calibrated (run ended first)";
   for (double t : comp_targets) comp_invalid[t] = "computation size not calibrated (run ended first)";
   for (const json* rec : RecordsOfType(run, "comm_calibration")) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <sstream>
 
 #include "nbcguard/units.h"
@@ -36,6 +37,21 @@ json SpreadJson(const Spread& s) {
   auto f = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   return {{"median", f(s.median)}, {"ci_lo", f(s.lo)}, {"ci_hi", f(s.hi)}, {"min", f(s.min)},
           {"max", f(s.max)}, {"mad", f(s.mad)}, {"n", s.n}, {"confidence", f(s.confidence)}};
+}
+
+// "calibration: 4 targets, 9 size evaluations; cache: 3 hit, 1 stale, 0 miss (dir/file)".
+std::string CalibrationLine(const nlohmann::json& cal) {
+  CalibrationTally tally = TallyCalibration(cal);
+  std::map<std::string, int>& use = tally.cache;
+  std::string line = "calibration: " + std::to_string(tally.targets) + " targets, " +
+                     std::to_string(tally.evaluations) + " size evaluations; cache: ";
+  if (!cal.contains("cache")) return line + "off";
+  const nlohmann::json& c = cal["cache"];
+  line += std::to_string(use["hit"]) + " hit, " + std::to_string(use["stale"]) + " stale, " +
+          std::to_string(use["miss"]) + " miss (" + c.value("dir", "") + "/" + c.value("file", "") + ")";
+  if (!c.value("error", "").empty()) line += "; unreadable, rewritten: " + c.value("error", "");
+  if (c.contains("store_error")) line += "; not updated: " + c["store_error"].get<std::string>();
+  return line;
 }
 
 void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v) {
@@ -79,6 +95,7 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   }
   out << "\n";
   out << "samples redone because a rank was late at the synchronized barrier: " << red.late_redone << "\n";
+  out << CalibrationLine(red.calibration) << "\n";
   out << "ratios: median [95% CI of the median]; r_overhead 0 = overlap, 1 = serialized, >1 = worse\n";
   out << std::left << std::setw(7) << "comm" << std::setw(7) << "comp" << std::setw(10) << "comm_ref"
       << std::setw(10) << "comp_ref" << std::setw(10) << "measured" << std::setw(20) << "r_overhead"
@@ -245,6 +262,19 @@ void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdi
   tag("clock residual us", res * 1e6);
   tag("invalid points", invalid);
   tag("limits exceeded", static_cast<double>(v.failures.size()));
+}
+
+CalibrationTally TallyCalibration(const nlohmann::json& calibration) {
+  CalibrationTally t;
+  for (const char* axis : {"comm", "comp"}) {
+    for (const nlohmann::json& rec : calibration.value(axis, nlohmann::json::array())) {
+      ++t.targets;
+      ++t.cache[rec.value("cache", std::string("off"))];
+      for (const nlohmann::json& a : rec.value("attempts", nlohmann::json::array()))
+        t.evaluations += static_cast<int>(a.value("steps", nlohmann::json::array()).size());
+    }
+  }
+  return t;
 }
 
 }  // namespace nbcguard

@@ -2,6 +2,7 @@
 // results.json with every sample and its context, CTest measurement tags.
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -36,5 +37,14 @@ nlohmann::json ResultsJson(const RunInfo& info, const RawRun& raw, const Reducti
 void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdict& v);
 
 nlohmann::json SpreadJson(const Spread& s);
+
+// A results.json "calibration" record in numbers: calibrated targets, size
+// evaluations over all attempts, and targets per calibration cache use
+// (hit, stale, miss, off).
+struct CalibrationTally {
+  int targets = 0, evaluations = 0;
+  std::map<std::string, int> cache;
+};
+CalibrationTally TallyCalibration(const nlohmann::json& calibration);
 
 }  // namespace nbcguard

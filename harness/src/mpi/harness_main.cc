@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
+#include <map>
 #include <cmath>
 #include <functional>
 #include <cstdlib>
@@ -22,6 +24,7 @@
 #include "gemm.h"
 #include "measure.h"
 #include "nbcguard/calibrate.h"
+#include "nbcguard/calibration_cache.h"
 #include "nbcguard/cpu_overhead.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/partitioned.h"
@@ -60,6 +63,10 @@ struct Options {
   int fault_rank = 1;
   int fault_point = 1;         // overlap point (0-based, grid order) where the fault happens
   std::string out;
+  // Calibration cache (calibration_cache.h): directory (empty: off) and the
+  // driver's description of the deployment, part of the cache key.
+  std::string calibration_cache;
+  std::string cache_deployment = "basic";
   // partitioned mode
   std::uint64_t buffer = PartitionedSpec::kDefaultBuffer;
   std::vector<std::uint64_t> partitions;  // partition sizes, bytes
@@ -171,9 +178,11 @@ class Harness {
       : o_(o), comm_(comm), clock_(clock), raw_(raw) {}
 
   void Sync(const char* phase, const SyncOptions& so) {
+    const double t0 = LocalClock::Mono();
     const std::size_t before = clock_.points().size();
     clock_.Calibrate(so);
     raw_.Write(GatherClockPoints(comm_, clock_, before, phase));
+    sync_seconds_ += LocalClock::Mono() - t0;
   }
 
   // Start (10 x 100 ping-pongs), a pause so the drift estimate has a time
@@ -181,6 +190,7 @@ class Harness {
   void InitialSync() {
     Sync("start", SyncOptions{});
     std::this_thread::sleep_for(std::chrono::duration<double>(o_.sync_sleep));
+    sync_seconds_ += o_.sync_sleep;
     Sync("start+sleep", SyncOptions{});
   }
 
@@ -295,11 +305,82 @@ class Harness {
     return 4;
   }
 
+  // The calibration cache of this configuration (calibration_cache.h).
+  // Collective: rank 0 reads the file; every rank learns the cached sizes
+  // (equal start sizes keep all ranks on the same search path).
+  struct Cache {
+    bool on = false;
+    CalibrationCacheKey key;
+    CalibrationCacheEntries entries;  // rank 0: the file's; others: the targets of this run
+  };
+  Cache OpenCache(int threads) {
+    Cache c;
+    if (o_.calibration_cache.empty()) return c;
+    c.on = true;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    std::string folded;  // whitespace runs folded: Open MPI and MPICH format it differently
+    for (char ch : std::string(version, strnlen(version, len))) {
+      const bool space = std::isspace(static_cast<unsigned char>(ch));
+      if (space && (folded.empty() || folded.back() == ' ')) continue;
+      folded += space ? ' ' : ch;
+    }
+    while (!folded.empty() && folded.back() == ' ') folded.pop_back();
+    c.key.library = folded;
+    c.key.ranks = comm_.size();
+    c.key.hosts = HostCounts(comm_.GatherStrings(Hostname()));  // rank 0 only needs them
+    c.key.collective = o_.collective;
+    c.key.deployment = o_.cache_deployment;
+    c.key.threads = threads;
+    c.key.max_bytes = o_.max_bytes;
+    std::string error;
+    if (comm_.rank() == 0) c.entries = LoadCalibrationCache(o_.calibration_cache, c.key, &error);
+    auto agree = [&](std::map<double, std::uint64_t>& m, const std::vector<double>& targets) {
+      std::map<double, std::uint64_t> mine;
+      for (double t : targets) {
+        auto it = m.find(t);
+        const double v = comm_.BcastDouble(it == m.end() ? 0.0 : static_cast<double>(it->second));
+        if (v > 0) mine[t] = static_cast<std::uint64_t>(v);
+      }
+      if (comm_.rank() != 0) m = mine;
+      return mine.size();
+    };
+    const std::size_t found = agree(c.entries.comm, o_.comm_targets) + agree(c.entries.comp, o_.comp_targets);
+    raw_.Write({{"type", "calibration_cache"}, {"dir", o_.calibration_cache}, {"file", c.key.FileName()},
+                {"key", json::parse(c.key.Canonical())}, {"targets_found", found},
+                {"targets", o_.comm_targets.size() + o_.comp_targets.size()}, {"error", error}});
+    return c;
+  }
+  // After calibration: rank 0 records the converged sizes (other targets'
+  // entries are kept).
+  void StoreCache(const Cache& c, const std::map<double, std::uint64_t>& comm,
+                  const std::map<double, std::uint64_t>& comp) {
+    if (!c.on || comm_.rank() != 0) return;
+    CalibrationCacheEntries e = c.entries;
+    for (const auto& [t, n] : comm) e.comm[t] = n;
+    for (const auto& [t, n] : comp) e.comp[t] = n;
+    std::string error;
+    if (!StoreCalibrationCache(o_.calibration_cache, c.key, e, &error)) {
+      raw_.Write({{"type", "calibration_cache_store"}, {"error", error}});
+    }
+  }
+  // How the cache served one target: off, miss (nothing cached), hit (the
+  // cached size met the target at its first measurement) or stale (it did
+  // not; the search went on from it).
+  static const char* CacheUse(const Cache& c, const std::map<double, std::uint64_t>& cached, double target,
+                              const CalibrationResult& cr, const json& attempts) {
+    if (!c.on) return "off";
+    if (!cached.count(target)) return "miss";
+    return cr.converged && attempts.size() == 1 && cr.steps.size() == 1 ? "hit" : "stale";
+  }
+
   const Options& o_;
   const Comm& comm_;
   GlobalClock& clock_;
   RawWriter& raw_;
   std::unique_ptr<Collective> coll_;
+  double sync_seconds_ = 0;  // wall time in clock synchronization (Sync, the start pause)
 };
 
 int Harness::RunOverlap() {
@@ -353,11 +434,17 @@ int Harness::RunOverlap() {
     RecordPlacement(*placed, topology);
   }
 
+  // Where the run's time goes (rank 0's clock): clock synchronization,
+  // calibration, measurement (the CPU phase and the grid), for the tool's
+  // own cost (nbcguard cost).
+  const double run_start = LocalClock::Mono();
   InitialSync();
   SyncBarrier barrier(comm_, clock_);
   BarrierSkew(barrier, 30);
+  sync_seconds_ = LocalClock::Mono() - run_start;  // the barrier's skew check counts as synchronization
   Measurer m(comm_, clock_, barrier);
   const int cal_runs = std::min(o_.calibration_runs, o_.repetitions);
+  const double calibration_start = LocalClock::Mono();
   auto no_verify = [](int) { return std::string(); };
 
   // Computation: matrix size whose slowest rank (slowest thread) takes the target.
@@ -368,12 +455,14 @@ int Harness::RunOverlap() {
                  [&](int, double* t) { t[0] = clock_.LocalNow(); team.Run(); t[1] = clock_.LocalNow(); },
                  no_verify, Measurer::SlowestRank);
   };
+  const Cache cache = OpenCache(threads);
+  std::map<double, std::uint64_t> found_comp, found_comm;  // converged sizes, for the cache
   std::vector<std::optional<int>> comp_size(o_.comp_targets.size());
   for (std::size_t i = 0; i < o_.comp_targets.size(); ++i) {
     CalibrationOptions co;
     co.min_size = 2;
     co.max_size = 4096;
-    co.start_size = 64;
+    co.start_size = cache.entries.comp.count(o_.comp_targets[i]) ? cache.entries.comp.at(o_.comp_targets[i]) : 64;
     co.growth_exponent = 3;  // GEMM time grows as n^3
     co.recheck_steps = 2;    // GEMM has no algorithm switch: a step is the machine's speed changing
     json attempts;
@@ -381,8 +470,10 @@ int Harness::RunOverlap() {
         [&](std::uint64_t n, int runs) { return comp_run(static_cast<int>(n), runs).durations; },
         o_.comp_targets[i], co, cal_runs, &attempts);
     raw_.Write({{"type", "comp_calibration"}, {"target", o_.comp_targets[i]}, {"converged", cr.converged},
-                {"size", cr.size}, {"time", cr.time}, {"reason", cr.reason}, {"attempts", attempts}});
+                {"size", cr.size}, {"time", cr.time}, {"reason", cr.reason}, {"attempts", attempts},
+                {"cache", CacheUse(cache, cache.entries.comp, o_.comp_targets[i], cr, attempts)}});
     if (cr.converged) comp_size[i] = static_cast<int>(cr.size);
+    if (cr.converged) found_comp[o_.comp_targets[i]] = cr.size;
   }
 
   // Communication: block count whose NBC + MPI_Wait (never the blocking
@@ -401,7 +492,8 @@ int Harness::RunOverlap() {
     CalibrationOptions co;
     co.min_size = 1;
     co.max_size = std::max<std::uint64_t>(1, coll_->MaxCount(o_.max_bytes));
-    co.start_size = std::min<std::uint64_t>(256, co.max_size);
+    co.start_size = std::min<std::uint64_t>(
+        cache.entries.comm.count(o_.comm_targets[j]) ? cache.entries.comm.at(o_.comm_targets[j]) : 256, co.max_size);
     co.recheck_steps = 1;  // a real step (protocol switch) shows up again
     std::string error;
     std::uint64_t error_count = 0;
@@ -421,9 +513,13 @@ int Harness::RunOverlap() {
     if (!error.empty()) return Conformance(o_.collective, error_count, error);
     raw_.Write({{"type", "comm_calibration"}, {"target", o_.comm_targets[j]}, {"converged", cr.converged},
                 {"size", cr.size}, {"bytes", coll_->BytesPerRank(cr.size)}, {"time", cr.time},
-                {"reason", cr.reason}, {"attempts", attempts}});
+                {"reason", cr.reason}, {"attempts", attempts},
+                {"cache", CacheUse(cache, cache.entries.comm, o_.comm_targets[j], cr, attempts)}});
     if (cr.converged) comm_count[j] = cr.size;
+    if (cr.converged) found_comm[o_.comm_targets[j]] = cr.size;
   }
+  StoreCache(cache, found_comm, found_comp);
+  const double calibration_seconds = LocalClock::Mono() - calibration_start;
 
   MPI_Request req;
   // The grid (Algorithm 1, no MPI_Test). At each point the two references
@@ -492,6 +588,9 @@ int Harness::RunOverlap() {
     }
   }
   Sync("end", SyncOptions{});
+  const double total = LocalClock::Mono() - run_start;
+  raw_.Write({{"type", "phase_times"}, {"sync", sync_seconds_}, {"calibration", calibration_seconds},
+              {"measurement", total - sync_seconds_ - calibration_seconds}, {"total", total}});
   raw_.Write({{"type", "barrier_stats"}, {"late_redone", barrier.late_count()},
               {"waits", barrier.waits()}, {"final_margin", barrier.margin()}});
   return 0;
@@ -860,6 +959,10 @@ int main(int argc, char** argv) {
   app.add_option("--fault-rank", o.fault_rank)->check(CLI::NonNegativeNumber);
   app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();
+  app.add_option("--calibration-cache", o.calibration_cache,
+                 "directory of calibrated sizes reused as search starts (empty: no cache)");
+  app.add_option("--cache-deployment", o.cache_deployment,
+                 "the deployment as part of the calibration cache key (deployment, progression, reference, env)");
 
   // The thread level each mode needs, decided before MPI_Init_thread (the
   // options are parsed after it). Only the partitioned mode calls MPI from

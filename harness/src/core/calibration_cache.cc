@@ -1,0 +1,152 @@
+#include "nbcguard/calibration_cache.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace nbcguard {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kFormat = 1;
+
+json KeyJson(const CalibrationCacheKey& k) {
+  return {{"library", k.library},       {"ranks", k.ranks},        {"hosts", k.hosts},
+          {"collective", k.collective}, {"deployment", k.deployment}, {"threads", k.threads},
+          {"max_bytes", k.max_bytes}};
+}
+
+json EntriesJson(const std::map<double, std::uint64_t>& m) {
+  json out = json::array();
+  for (const auto& [target, size] : m) out.push_back({{"target", target}, {"size", size}});
+  return out;
+}
+
+// Reads [{"target": seconds > 0, "size": integer >= 1}, ...].
+bool ReadEntries(const json& j, const char* name, const std::string& file, std::map<double, std::uint64_t>* out,
+                 std::string* error) {
+  if (!j.contains(name)) return true;
+  const json& list = j[name];
+  if (!list.is_array()) {
+    *error = file + ": '" + name + "' must be a list of {target, size}";
+    return false;
+  }
+  for (const json& e : list) {
+    if (!e.is_object() || !e.contains("target") || !e.contains("size") || !e["target"].is_number() ||
+        !e["size"].is_number_unsigned() || !(e["target"].get<double>() > 0) || e["size"].get<std::uint64_t>() < 1) {
+      *error = file + ": an entry of '" + name + "' is not {\"target\": seconds > 0, \"size\": integer >= 1}: " +
+               e.dump();
+      return false;
+    }
+    (*out)[e["target"].get<double>()] = e["size"].get<std::uint64_t>();
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string CalibrationCacheKey::Canonical() const { return KeyJson(*this).dump(); }
+
+std::string CalibrationCacheKey::FileName() const {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64
+  for (unsigned char c : Canonical()) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return std::string("calibration-") + hex + ".json";
+}
+
+std::vector<std::string> HostCounts(const std::vector<std::string>& rank_hosts) {
+  std::map<std::string, int> count;
+  for (const std::string& h : rank_hosts) ++count[h];
+  std::vector<std::string> out;
+  for (const auto& [host, n] : count) out.push_back(host + ":" + std::to_string(n));
+  return out;
+}
+
+std::string SerializeCalibrationCache(const CalibrationCacheKey& key, const CalibrationCacheEntries& entries) {
+  json j = {{"format", kFormat}, {"key", KeyJson(key)}, {"comm", EntriesJson(entries.comm)},
+            {"comp", EntriesJson(entries.comp)}};
+  return j.dump(2) + "\n";
+}
+
+std::optional<CalibrationCacheEntries> ParseCalibrationCache(const std::string& text, const std::string& file,
+                                                             const CalibrationCacheKey& key, std::string* error) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *error = file + ": not a JSON object (a calibration cache file is written by nbcguard-harness)";
+    return std::nullopt;
+  }
+  if (!j.contains("format") || j["format"] != kFormat) {
+    *error = file + ": unknown format (expected \"format\": " + std::to_string(kFormat) + ")";
+    return std::nullopt;
+  }
+  if (!j.contains("key") || !j["key"].is_object()) {
+    *error = file + ": no 'key' object";
+    return std::nullopt;
+  }
+  CalibrationCacheEntries entries;
+  if (j["key"] != KeyJson(key)) return entries;  // another configuration (hash collision): not ours
+  if (!ReadEntries(j, "comm", file, &entries.comm, error) || !ReadEntries(j, "comp", file, &entries.comp, error)) {
+    return std::nullopt;
+  }
+  return entries;
+}
+
+CalibrationCacheEntries LoadCalibrationCache(const std::string& dir, const CalibrationCacheKey& key,
+                                             std::string* error) {
+  error->clear();
+  const std::string path = dir + "/" + key.FileName();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return {};
+  std::ifstream in(path);
+  if (!in) {
+    *error = path + ": cannot be read";
+    return {};
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::optional<CalibrationCacheEntries> parsed = ParseCalibrationCache(text.str(), path, key, error);
+  return parsed ? *parsed : CalibrationCacheEntries{};
+}
+
+bool StoreCalibrationCache(const std::string& dir, const CalibrationCacheKey& key,
+                           const CalibrationCacheEntries& entries, std::string* error) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    *error = "cannot create the calibration cache directory " + dir + ": " + ec.message();
+    return false;
+  }
+  const std::string path = dir + "/" + key.FileName();
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::out | std::ios::trunc);
+    out << SerializeCalibrationCache(key, entries);
+    if (!out.flush()) {
+      *error = "cannot write " + tmp;
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    *error = "cannot replace " + path + ": " + ec.message();
+    std::filesystem::remove(tmp, ec);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace nbcguard

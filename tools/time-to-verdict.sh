@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Benchmark of the tool's own cost: the CI tier's case tests (ctest -L cases
+# -L quick) of each library, first with an empty calibration cache (cold),
+# then again with the cache the first pass left (warm). Prints the time to
+# verdict of each pass and, from the results (nbcguard cost), the time in
+# clock synchronization, calibration, measurement and the r_mpi_impact
+# jobs, and size evaluations per calibrated target. A benchmark: it prints
+# figures and fails only when a test or a build fails.
+#   bash tools/time-to-verdict.sh [openmpi|mpich|both]   (default both)
+# Builds the presets when missing; results under build/time-to-verdict/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-both}
+case "$which" in
+  openmpi|mpich) libs=("$which") ;;
+  both) libs=(openmpi mpich) ;;
+  *) echo "time-to-verdict.sh: unknown library '$which' (allowed: openmpi, mpich, both)" >&2; exit 2 ;;
+esac
+out=build/time-to-verdict
+status=0
+report=()
+for lib in "${libs[@]}"; do
+  if [ ! -x "build/$lib/harness/nbcguard" ]; then
+    cmake --preset "$lib" >/dev/null && cmake --build --preset "$lib" >/dev/null || { echo "build of $lib failed" >&2; exit 1; }
+  fi
+  cache=$(sed -n 's/.*"calibration_cache": "\(.*\)".*/\1/p' "build/$lib/nbcguard-config.json")
+  if [ -z "$cache" ]; then
+    echo "time-to-verdict.sh: build/$lib has no calibration cache (NBCGUARD_CALIBRATION_CACHE is empty)" >&2
+    exit 2
+  fi
+  declare -A seconds=()
+  for pass in cold warm; do
+    [ "$pass" = cold ] && rm -rf "$cache"
+    rm -rf "build/$lib/results" "$out/$lib/$pass"
+    mkdir -p "$out/$lib/$pass"
+    start=$(date +%s.%N)
+    ctest --test-dir "build/$lib" -L cases -L quick > "$out/$lib/$pass/ctest.log" 2>&1 || status=1
+    end=$(date +%s.%N)
+    seconds[$pass]=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.0f", b - a }')
+    cp -r "build/$lib/results" "$out/$lib/$pass/results" 2>/dev/null
+    summary=$(grep -E "tests passed|tests failed" "$out/$lib/$pass/ctest.log" | tail -1)
+    echo "=== $lib, $pass cache: time to verdict ${seconds[$pass]} s (ctest -L cases -L quick: $summary)"
+    "build/$lib/harness/nbcguard" cost "$out/$lib/$pass/results" | grep -E "^(test|sum $lib)"
+  done
+  report+=("$lib: cold ${seconds[cold]} s, warm ${seconds[warm]} s, warm/cold $(awk -v c="${seconds[cold]}" -v w="${seconds[warm]}" 'BEGIN { printf "%.2f", w / c }')")
+  unset seconds
+done
+echo "=== time to verdict of the CI tier's cases"
+printf '%s\n' "${report[@]}"
+echo "per test: build/$lib/harness/nbcguard cost $out/<library>/<cold|warm>/results"
+exit $status
