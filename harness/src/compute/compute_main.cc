@@ -52,6 +52,9 @@ int main(int argc, char** argv) {
     std::cerr << "nbcguard-compute: --targets needs one time per size\n";
     return 2;
   }
+  // How long before the agreed instant this process was ready: the driver
+  // sizes the next job's start margin from it (launcher start-up time).
+  out["slack"] = start - nbcguard::RealtimeNow();
   bool any_late = false;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     // Same start-together, back-to-back runs as the harness's idle-MPI runs.
