@@ -151,6 +151,49 @@ TEST(DecideRatioTest, ImprovementsAreTheSameTestTheOtherWay) {
   EXPECT_FALSE(DecideRatio(Metric::kCompSlowdown, R(Spreadout(1.1, 0.02)), R(Spreadout(1.0, 0.02)), {}).improvement);
 }
 
+TEST(DecideRatioTest, ABaselineNoisierThanTheToleranceDecidesNothing) {
+  // The CI run behind this rule: baseline 0.13 [-0.77, 0.38], new 0.91
+  // [0.84, 0.94], same build. The baseline's interval is 1.15 wide.
+  const RatioSamples noisy = R(Spreadout(0.13, 1.6)), tight_new = R(Spreadout(0.91, 0.1));
+  ASSERT_GT(noisy.summary.hi - noisy.summary.lo, 0.5);
+  const RatioDecision d = DecideRatio(Metric::kOverhead, noisy, tight_new, {});
+  EXPECT_TRUE(d.baseline_unresolved);
+  EXPECT_FALSE(d.regression);
+  EXPECT_LT(d.p_worse, 0.01);  // the samples alone would have called it a regression
+  EXPECT_FALSE(DecideRatio(Metric::kOverhead, noisy, R(Spreadout(-0.7, 0.1)), {}).improvement);
+  // The same new run against a baseline that knew its median: a regression.
+  const RatioDecision t = DecideRatio(Metric::kOverhead, R(Spreadout(0.13, 0.1)), tight_new, {});
+  EXPECT_FALSE(t.baseline_unresolved);
+  EXPECT_TRUE(t.regression);
+  // A noisy NEW run against a precise baseline is still decided (a library
+  // that got worse and noisier must not hide behind its noise).
+  EXPECT_FALSE(DecideRatio(Metric::kOverhead, R(Spreadout(0.13, 0.1)), R(Spreadout(1.5, 1.6)), {})
+                   .baseline_unresolved);
+  EXPECT_TRUE(DecideRatio(Metric::kOverhead, R(Spreadout(0.13, 0.1)), R(Spreadout(1.5, 1.6)), {}).regression);
+}
+
+TEST(BaselineResolvesTest, IntervalAtMostTwiceTheTolerance) {
+  Spread s;
+  s.median = 0.5;
+  s.lo = 0.25;
+  s.hi = 0.75;  // exactly 2 x 0.25
+  EXPECT_TRUE(BaselineResolves(Metric::kOverhead, s, 0.25));
+  s.hi = 0.76;
+  EXPECT_FALSE(BaselineResolves(Metric::kOverhead, s, 0.25));
+  // Relative: ends within (1 + tol)^2 of each other.
+  s.median = 1.0;
+  s.lo = 0.9;
+  s.hi = 0.9 * 1.15 * 1.15 - 1e-9;
+  EXPECT_TRUE(BaselineResolves(Metric::kCompSlowdown, s, 0.15));
+  s.hi = 0.9 * 1.15 * 1.15 + 1e-9;
+  EXPECT_FALSE(BaselineResolves(Metric::kCompSlowdown, s, 0.15));
+  s.lo = 0;  // no positive lower end: no relative precision
+  s.hi = 0.01;
+  EXPECT_FALSE(BaselineResolves(Metric::kMpiImpact, s, 0.15));
+  s.lo = NAN;
+  EXPECT_FALSE(BaselineResolves(Metric::kOverhead, s, 0.25));
+}
+
 // ------------------------------------------------------- whole runs --
 
 PointSamples Point(double comm, double comp, double overhead_center) {
@@ -275,6 +318,19 @@ TEST(CompareTest, AWorseningTheSamplesCannotConfirmIsWithinNoise) {
   EXPECT_TRUE(Compare({n}, {b}, {}).within_noise.empty());
 }
 
+TEST(CompareTest, ANoisyBaselineRatioIsListedWithBothRunsValues) {
+  TestResults b = Run1("a"), n = Run1("a");
+  b.points[0].ratios[Metric::kOverhead] = R(Spreadout(0.13, 1.6));
+  n.points[0].ratios[Metric::kOverhead] = R(Spreadout(0.91, 0.1));
+  const Comparison c = Compare({b}, {n}, {});
+  EXPECT_TRUE(c.regressions.empty());
+  EXPECT_TRUE(c.within_noise.empty());
+  ASSERT_EQ(c.unmatched.size(), 1u);
+  EXPECT_TRUE(Has(c, "mpich.a.n2.basic", "1ms x 2ms r_overhead", "baseline too noisy to resolve a change of 0.25"));
+  EXPECT_NE(c.unmatched[0].reason.find("(new run: 0.91 [0.88, 0.94])"), std::string::npos) << c.unmatched[0].reason;
+  EXPECT_EQ(c.checks, 2 * 3 + 2 - 1);  // every other ratio still compared
+}
+
 TEST(CompareTest, TwoResultsForOneTestAreAmbiguous) {
   const Comparison c = Compare({Run1("a"), Run1("a")}, {Run1("a")}, {});
   EXPECT_TRUE(Has(c, "mpich.a.n2.basic", "", "not comparable: 2 results for this test in the baseline"));
@@ -331,14 +387,17 @@ TEST(ParseTestResultsTest, OtherDocumentsAreRefusedWithTheReason) {
   EXPECT_FALSE(ParseTestResults(json::array(), "y.json", &error));
 }
 
-TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryPointAndNothingElse) {
+TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryResolvablePointAndNothingElse) {
   std::vector<TestResults> base, now;
   for (const char* f : {"baseline/ibcast/n2/basic/results.json", "baseline/ireduce/n2/basic/results.json"})
     base.push_back(*ParseTestResults(Load(f), f, nullptr));
   for (const char* f : {"run/ibcast/n2/basic/results.json", "run/iallgather/n2/basic/results.json"})
     now.push_back(*ParseTestResults(Load(f), f, nullptr));
   const Comparison c = Compare(base, now, {});
-  ASSERT_EQ(c.regressions.size(), 4u);
+  // The real baseline's 500us x 500us point is noisy (r_overhead 1.03 [0.05,
+  // 1.18], r_comp_slowdown 1.00 [0.71, 1.04]): listed, not decided. The
+  // other three points regress.
+  ASSERT_EQ(c.regressions.size(), 3u);
   for (const Change& r : c.regressions) {
     EXPECT_EQ(r.metric, Metric::kOverhead);
     EXPECT_EQ(r.test.Name(), "openmpi.ibcast.n2.basic");
@@ -346,10 +405,15 @@ TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryPointA
   }
   EXPECT_TRUE(Has(c, "openmpi.ireduce.n2.basic", "", "only in the baseline"));
   EXPECT_TRUE(Has(c, "openmpi.iallgather.n2.basic", "", "only in the new run"));
-  EXPECT_EQ(c.unmatched.size(), 2u);
-  // And the real baseline against itself: nothing.
+  EXPECT_TRUE(Has(c, "openmpi.ibcast.n2.basic", "500us x 500us r_overhead", "baseline too noisy"));
+  EXPECT_TRUE(Has(c, "openmpi.ibcast.n2.basic", "500us x 500us r_comp_slowdown", "baseline too noisy to resolve a change of 15 %"));
+  EXPECT_EQ(c.unmatched.size(), 4u);
+  // And the real baseline against itself: nothing decided, the same two noisy
+  // ratios listed, and ireduce's r_mpi_impact row (0.99 [0.25, 1.02], 3 rounds).
   const Comparison same = Compare(base, base, {});
-  EXPECT_TRUE(same.regressions.empty() && same.improvements.empty() && same.unmatched.empty());
+  EXPECT_TRUE(same.regressions.empty() && same.improvements.empty());
+  EXPECT_TRUE(Has(same, "openmpi.ireduce.n2.basic", "* x 4ms r_mpi_impact", "baseline too noisy"));
+  EXPECT_EQ(same.unmatched.size(), 3u);
 }
 
 }  // namespace

@@ -51,6 +51,11 @@ struct CompareOptions {
 bool IsRelative(Metric m);
 double ToleranceOf(Metric m, const CompareOptions& o);
 
+// Whether a baseline ratio summarized as `base` can resolve a change of
+// `tol`: its median's confidence interval is at most 2 x tol wide (relative
+// ratios: hi <= lo x (1 + tol)^2, lo > 0). A missing interval does not.
+bool BaselineResolves(Metric m, const Spread& base, double tol);
+
 // The per-sample values of one ratio of one test.
 struct RatioSamples {
   std::vector<double> values;  // per repetition (r_mpi_impact: per round)
@@ -99,6 +104,13 @@ struct RatioDecision {
   double p_worse = 1;     // shifted test: worse by more than the tolerance
   double p_better = 1;    // shifted test: better by more than the tolerance
   bool worse_beyond_tolerance = false;  // the medians alone say "regression"
+  // The baseline's median is known only to within more than the tolerance
+  // (its confidence interval is wider than 2 x tolerance; relative: hi / lo >
+  // (1 + tol)^2): no change of the tolerance's size can be told from it, in
+  // either direction, so neither regression nor improvement is decided.
+  // Within-run samples share the run's machine state; a baseline run that was
+  // noisy as a whole says nothing its repetitions can make up for.
+  bool baseline_unresolved = false;
   bool regression = false;              // ... and the shifted test confirms it
   bool improvement = false;
 };

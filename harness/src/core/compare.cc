@@ -27,14 +27,25 @@
 // test only decides whether the samples clear it. r_mpi_impact is tested on
 // its rounds, not its repetitions: a job's repetitions share the machine's
 // speed of the moment, the rounds are the independent samples (README).
+//
+// A baseline that was noisy as a whole is the other side of that offset: a
+// CI run once recorded Open MPI's ibcast at 500us x 2ms as r_overhead 0.13
+// [-0.77, 0.38] (every other run on record: 0.8-1.5, intervals about 0.2
+// wide), and the next run's 0.91 [0.84, 0.94] was "significant" against
+// it (p = 2e-6). A median known only to within more than the tolerance
+// cannot show a change of the tolerance's size, so such a ratio is listed as
+// not compared, with both runs' values, instead of being decided
+// (BaselineResolves).
 #include "nbcguard/compare.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 #include <tuple>
 
+#include "nbcguard/plot_model.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard {
@@ -103,6 +114,16 @@ void RatiosFromSamples(const json& s, PointSamples* p) {
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
+std::string Percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g %%", 100 * fraction);
+  return buf;
+}
+
+std::string SpreadText(const Spread& s) {
+  return plot::FormatRatio(s.median) + " " + plot::FormatInterval(s.lo, s.hi);
+}
+
 // What changed in the deployment environment (set by the driver, not
 // inherited): explains a change without preventing the comparison.
 std::vector<std::string> EnvDifferences(const json& base, const json& now) {
@@ -133,8 +154,19 @@ void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const 
                                                  : "not measured in the new run: " + n.missing});
     return;
   }
-  ++out->checks;
   const RatioDecision d = DecideRatio(m, b, n, o);
+  if (d.baseline_unresolved) {
+    const double tol = ToleranceOf(m, o);
+    out->unmatched.push_back(
+        {key.Name(), where,
+         "baseline too noisy to resolve a change of " +
+             (IsRelative(m) ? Percent(tol) : plot::FormatRatio(tol)) + ": its median " +
+             SpreadText(b.summary) + " has a confidence interval " +
+             (IsRelative(m) ? "whose ends differ by more than twice that" : "wider than twice that") +
+             " (new run: " + SpreadText(n.summary) + ")"});
+    return;
+  }
+  ++out->checks;
   if (!d.regression && !d.improvement && !d.worse_beyond_tolerance) return;
   Change c;
   c.test = key;
@@ -266,6 +298,12 @@ double SmallestP(int n_x, int n_y) {
   return RankSumGreater(x, y).p;
 }
 
+bool BaselineResolves(Metric m, const Spread& base, double tol) {
+  if (!std::isfinite(base.lo) || !std::isfinite(base.hi)) return false;
+  if (IsRelative(m)) return base.lo > 0 && base.hi <= base.lo * (1 + tol) * (1 + tol);
+  return base.hi - base.lo <= 2 * tol;
+}
+
 bool IsRelative(Metric m) { return m == Metric::kCompSlowdown || m == Metric::kMpiImpact; }
 
 double ToleranceOf(Metric m, const CompareOptions& o) {
@@ -296,8 +334,9 @@ RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples
   const bool beyond_worse = IsRelative(m) ? nm > bm * (1 + tol) : d.difference > tol;
   const bool beyond_better = IsRelative(m) ? nm * (1 + tol) < bm : d.difference < -tol;
   d.worse_beyond_tolerance = beyond_worse;
-  d.regression = beyond_worse && d.p_worse < o.alpha;
-  d.improvement = beyond_better && d.p_better < o.alpha;
+  d.baseline_unresolved = !BaselineResolves(m, base.summary, tol);
+  d.regression = !d.baseline_unresolved && beyond_worse && d.p_worse < o.alpha;
+  d.improvement = !d.baseline_unresolved && beyond_better && d.p_better < o.alpha;
   return d;
 }
 
