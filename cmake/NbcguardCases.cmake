@@ -14,38 +14,11 @@ set(NBCGUARD_BASELINE_DIR "" CACHE PATH
 set(NBCGUARD_CALIBRATION_CACHE "${CMAKE_BINARY_DIR}/calibration-cache" CACHE PATH
     "Directory of cached calibrated sizes (empty: off)")
 
-# What the driver needs to launch the harness, in one file next to it. The
-# launcher follows FindMPI: MPIEXEC_EXECUTABLE, MPIEXEC_NUMPROC_FLAG,
-# MPIEXEC_PREFLAGS, MPIEXEC_POSTFLAGS (a site sets them in its preset).
+# What the driver needs to launch the harness, in one file next to it
+# (cmake/NbcguardLauncher.cmake): nbcguard-config.json with the launcher
+# NBCGUARD_LAUNCHER selects, plus one file per launcher this build can use.
 set(_cfg "${CMAKE_BINARY_DIR}/nbcguard-config.json")
-function(_nbcguard_json_list out)
-  set(items "")
-  foreach(x IN LISTS ARGN)
-    string(REPLACE "\\" "\\\\" x "${x}")
-    string(REPLACE "\"" "\\\"" x "${x}")
-    list(APPEND items "\"${x}\"")
-  endforeach()
-  list(JOIN items ", " joined)
-  set(${out} "[${joined}]" PARENT_SCOPE)
-endfunction()
-_nbcguard_json_list(_pre ${MPIEXEC_PREFLAGS})
-_nbcguard_json_list(_post ${MPIEXEC_POSTFLAGS})
-file(GENERATE OUTPUT "${_cfg}" CONTENT "{
-  \"implementation\": \"${NBCGUARD_MPI_IMPL_DETECTED}\",
-  \"mpiexec\": \"${MPIEXEC_EXECUTABLE}\",
-  \"numproc_flag\": \"${MPIEXEC_NUMPROC_FLAG}\",
-  \"preflags\": ${_pre},
-  \"postflags\": ${_post},
-  \"harness\": \"$<TARGET_FILE:nbcguard-harness>\",
-  \"compute\": \"$<TARGET_FILE:nbcguard-compute>\",
-  \"reference_library\": \"$<TARGET_FILE:nbcguard-reference>\",
-  \"cases_dir\": \"${PROJECT_SOURCE_DIR}/cases\",
-  \"thresholds_dir\": \"${PROJECT_SOURCE_DIR}/thresholds\",
-  \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\",
-  \"calibration_cache\": \"${NBCGUARD_CALIBRATION_CACHE}\",
-  \"baseline_dir\": \"${NBCGUARD_BASELINE_DIR}\"
-}
-")
+nbcguard_write_configs()
 
 set(_include "${CMAKE_BINARY_DIR}/nbcguard_cases_include.cmake")
 file(GENERATE OUTPUT "${_include}" CONTENT "

@@ -2,7 +2,8 @@
 # Runs .gitlab-ci.yml on this machine as GitLab would, with gitlab-ci-local
 # (shell executor, one job at a time: the test jobs are timing measurements),
 # for both kinds of pipeline:
-#   1. merge request: build both libraries, then the CI tier (ctest -L quick);
+#   1. merge request: build both libraries, then the CI tier (ctest -L quick)
+#      and the slurm job (a one-node Slurm cluster, ctest -L slurm);
 #   2. schedule: the nightly stage through the CTest dashboard script, with
 #      the merge-request run's results as the baseline. Kept short here: the
 #      labels NBCGUARD_LOCAL_NIGHTLY_LABELS (default: the ibcast tests of the
@@ -39,11 +40,19 @@ keep_reports() {  # keep_reports mr|schedule: what the pipeline left in build/<m
     mkdir -p "$keep/$1/$mpi"
     cp -r "build/$mpi/report" "build/$mpi/results" "$keep/$1/$mpi/" 2>/dev/null
     junits+=("$keep/$1/$mpi/report/junit.xml")
+    if [ -d "build/$mpi/report-slurm" ]; then  # the slurm job (merge request), its own report
+      mv "build/$mpi/report-slurm" "$keep/$1/$mpi/"
+      junits+=("$keep/$1/$mpi/report-slurm/junit.xml")
+    fi
   done
 }
 
+# The slurm job's report is counted only for the pipeline that ran it
+# (keep_reports moves it away).
+rm -rf build/*/report-slurm
+
 if [ "$which" = mr ] || [ "$which" = both ]; then
-  echo "=== pipeline: merge request (build, test: ctest -L quick) ==="
+  echo "=== pipeline: merge request (build, test: ctest -L quick, slurm: ctest -L slurm) ==="
   mr_vars=(--variable CI_PIPELINE_SOURCE=merge_request_event)
   [ -n "${NBCGUARD_TEST_LABELS:-}" ] && mr_vars+=(--variable "NBCGUARD_TEST_LABELS=$NBCGUARD_TEST_LABELS")
   "${glci[@]}" "${mr_vars[@]}" || status=1

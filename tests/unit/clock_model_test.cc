@@ -65,6 +65,20 @@ TEST(ClockModel, FitRecoversOffsetAndDrift) {
   EXPECT_GT(fit.span, 1.8);
 }
 
+TEST(ClockModel, SlowRoundDoesNotPullTheFit) {
+  // 20 rounds whose best exchange took 1 us, and one where every exchange
+  // waited for the scheduler: 250 us round trip, 100 us of asymmetry. With
+  // equal weights the line would move by ~100 us / 21 ~ 5 us.
+  SyntheticClock c{0.050, 100e-6};
+  std::vector<OffsetPoint> pts;
+  for (int r = 0; r < 20; ++r) pts.push_back(BestOffset({Exchange(c, 1.0 + 0.01 * r, 0.5e-6, 0.5e-6)}));
+  pts.push_back(BestOffset({Exchange(c, 1.1, 225e-6, 25e-6)}));
+  ASSERT_NEAR(pts.back().offset - 0.050 - 100e-6 * 1.1, -100e-6, 0.1e-6);  // the slow point is 100 us off
+  const ClockFit fit = FitClock(pts);
+  for (double t : {1.0, 1.1, 1.2, 11.2}) EXPECT_NEAR(fit.model.ToGlobal(c.Local(t)), t, 0.05e-6) << "t=" << t;
+  EXPECT_NEAR(fit.min_rtt, 1e-6, 1e-9);
+}
+
 TEST(ClockModel, InterpolationBetweenStartAndEndCalibrations) {
   SyntheticClock c{-1.25, -40e-6};
   std::vector<OffsetPoint> pts;

@@ -51,7 +51,8 @@ struct ClockFit {
   int points = 0;
 };
 
-// Least-squares line through the points (anchored at their mean local time).
+// Least-squares line through the points, each weighted by 1 / rtt^2 (its
+// error is bounded by rtt / 2), anchored at their weighted mean local time.
 // One point: offset only, drift 0. No points: identity model.
 ClockFit FitClock(const std::vector<OffsetPoint>& points);
 

@@ -23,26 +23,39 @@ ClockFit FitClock(const std::vector<OffsetPoint>& points) {
   fit.points = static_cast<int>(points.size());
   if (points.empty()) return fit;
 
-  double mean_x = 0, mean_y = 0;
+  // A point's offset is off by at most half its round trip, so its weight
+  // is 1 / rtt^2 (inverse variance of an error bounded by rtt / 2): a round
+  // whose every exchange waited for the scheduler (250 us instead of 1 us on
+  // a shared host) no longer pulls the line by its 100 us error, while
+  // points of similar round trips count alike, as unweighted.
+  auto weight = [](const OffsetPoint& p) {
+    constexpr double kMinRtt = 1e-9;  // synthetic points may have a zero round trip
+    const double r = p.rtt > kMinRtt ? p.rtt : kMinRtt;
+    return 1.0 / (r * r);
+  };
+  double mean_x = 0, mean_y = 0, sw = 0;
   double min_x = points[0].local, max_x = points[0].local;
   fit.min_rtt = points[0].rtt;
   for (const OffsetPoint& p : points) {
-    mean_x += p.local;
-    mean_y += p.offset;
+    const double w = weight(p);
+    sw += w;
+    mean_x += w * p.local;
+    mean_y += w * p.offset;
     min_x = std::min(min_x, p.local);
     max_x = std::max(max_x, p.local);
     fit.min_rtt = std::min(fit.min_rtt, p.rtt);
   }
-  mean_x /= points.size();
-  mean_y /= points.size();
+  mean_x /= sw;
+  mean_y /= sw;
   fit.span = max_x - min_x;
 
-  // Centre on the mean local time: slope and intercept stay well conditioned
-  // even when local times are large (seconds since boot) and spans are short.
+  // Centre on the (weighted) mean local time: slope and intercept stay well
+  // conditioned even when local times are large (seconds since boot) and
+  // spans are short.
   double sxx = 0, sxy = 0;
   for (const OffsetPoint& p : points) {
-    sxx += (p.local - mean_x) * (p.local - mean_x);
-    sxy += (p.local - mean_x) * (p.offset - mean_y);
+    sxx += weight(p) * (p.local - mean_x) * (p.local - mean_x);
+    sxy += weight(p) * (p.local - mean_x) * (p.offset - mean_y);
   }
   const double drift = sxx > 0 ? sxy / sxx : 0.0;
   fit.model = ClockModel(mean_y, drift, mean_x);

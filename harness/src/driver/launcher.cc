@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -37,6 +38,7 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     nlohmann::json j = nlohmann::json::parse(f);
     c->path = path;
     c->implementation = j.at("implementation");
+    c->launcher = j.value("launcher", "mpiexec");  // files written before srun existed name none
     c->mpiexec = j.at("mpiexec");
     c->numproc_flag = j.at("numproc_flag");
     c->preflags = j.at("preflags").get<std::vector<std::string>>();
@@ -53,7 +55,28 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     *error = path + ": " + e.what();
     return false;
   }
+  const auto& known = KnownLaunchers();
+  if (std::find(known.begin(), known.end(), c->launcher) == known.end()) {
+    std::string allowed;
+    for (const std::string& l : known) allowed += (allowed.empty() ? "" : ", ") + l;
+    *error = path + ": launcher '" + c->launcher + "' is not known; allowed: " + allowed +
+             " (CMake's NBCGUARD_LAUNCHER writes it)";
+    return false;
+  }
   return true;
+}
+
+const std::vector<std::string>& KnownLaunchers() {
+  static const std::vector<std::string> known = {"mpiexec", "srun"};
+  return known;
+}
+
+nlohmann::json LaunchRecord(const Config& c, const std::vector<std::string>& cmd) {
+  return {{"launcher", c.launcher}, {"executable", c.mpiexec}, {"command", ShellQuote(cmd)}, {"config", c.path}};
+}
+
+std::string DescribeLaunch(const Config& c, const std::vector<std::string>& cmd) {
+  return "launcher " + c.launcher + ": " + ShellQuote(cmd);
 }
 
 std::vector<std::string> LaunchCommand(const Config& c, int ranks, const std::string& program,

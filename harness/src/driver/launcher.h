@@ -13,6 +13,10 @@ namespace nbcguard {
 struct Config {
   std::string path;
   std::string implementation;  // label: openmpi, mpich, mpi
+  // Which launcher starts the ranks: "mpiexec" (FindMPI's MPIEXEC_*) or
+  // "srun" (Slurm). Either way the command is built the same way from
+  // mpiexec (the executable), numproc_flag, preflags and postflags.
+  std::string launcher = "mpiexec";
   std::string mpiexec, numproc_flag;
   std::vector<std::string> preflags, postflags;
   std::string harness, compute;
@@ -34,6 +38,16 @@ bool LoadConfig(const std::string& path, Config* config, std::string* error);
 // harness with harness_env set: ... ${PREFLAGS} env K=V... harness ${POSTFLAGS} args
 std::vector<std::string> LaunchCommand(const Config& c, int ranks, const std::string& program,
                                        const std::vector<std::string>& args);
+
+// The launchers a config file may name.
+const std::vector<std::string>& KnownLaunchers();
+
+// The "launch" record of results.json: launcher name, its executable, the
+// full command line (shell-quoted) and the config file it came from.
+nlohmann::json LaunchRecord(const Config& c, const std::vector<std::string>& cmd);
+
+// What the driver prints before starting a job: "launcher srun: <command>".
+std::string DescribeLaunch(const Config& c, const std::vector<std::string>& cmd);
 
 struct ProcessResult {
   int exit_code = -1;     // exit status; 128+signal when killed by a signal

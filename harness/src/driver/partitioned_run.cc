@@ -52,7 +52,7 @@ PartitionedPointSpec SpecOf(const json& rec) {
 PartitionedReduction ReducePartitioned(const RawRun& run) {
   PartitionedReduction red;
   const std::vector<ClockFit> clocks = FitClocks(run);
-  red.clock = ClockFitJson(clocks);
+  red.clock = ClockFitJson(run, clocks);
   red.barrier = BarrierSkewJson(run, clocks);
   for (const json* rec : RecordsOfType(run, "conformance_failure"))
     red.conformance_error = (*rec).value("error", std::string("wrong data")) + " (mechanism " +
@@ -212,7 +212,7 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, c
       {"environment", env},
       {"library_version", info.library_version},
       {"implementation_label", info.implementation_label},
-      {"launch", info.launch_command},
+      {"launch", info.launch},
       {"deployment_environment", info.deployment_env},
       {"thread_level_provided", red.thread_level},
       {"run", {{"completed", raw.ended}, {"status", raw.status}, {"torn_lines", raw.truncated_lines}}},

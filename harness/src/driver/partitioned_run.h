@@ -34,7 +34,8 @@ struct PartitionedReduction {
 PartitionedReduction ReducePartitioned(const RawRun& run);
 
 struct PartitionedRunInfo {
-  std::string case_name, case_file, implementation_label, library_version, threshold_file, launch_command;
+  std::string case_name, case_file, implementation_label, library_version, threshold_file;
+  nlohmann::json launch;  // LaunchRecord: launcher, executable, command, config
   int nodes = 0;
   int repetitions = 0;
   std::vector<std::string> labels;

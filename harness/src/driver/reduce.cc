@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 
+#include "nbcguard/clock_tree.h"
 #include "nbcguard/diagnosis.h"
 #include "nbcguard/metrics.h"
 #include "nbcguard/stats.h"
@@ -242,13 +243,21 @@ std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<con
   return out;
 }
 
-json ClockFitJson(const std::vector<ClockFit>& clocks) {
+json ClockFitJson(const RawRun& run, const std::vector<ClockFit>& clocks) {
+  const std::string method = run.context.value("clock_sync", std::string("flat"));
+  const bool tree = method == "tree";
   json out = json::array();
   for (std::size_t r = 0; r < clocks.size(); ++r) {
     const ClockFit& f = clocks[r];
-    out.push_back({{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
-                   {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
-                   {"min_rtt_s", f.min_rtt}, {"span_s", f.span}});
+    const int rank = static_cast<int>(r);
+    json rec = {{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
+                {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
+                {"min_rtt_s", f.min_rtt}, {"span_s", f.span}, {"method", method}};
+    if (rank > 0) {
+      rec["server"] = tree ? TreeServer(rank) : 0;
+      rec["depth"] = tree ? TreeDepth(rank) : 1;
+    }
+    out.push_back(rec);
   }
   return out;
 }
@@ -267,7 +276,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   Reduction red;
   const std::vector<ClockFit> clocks = FitClocks(run);
 
-  red.clock = ClockFitJson(clocks);
+  red.clock = ClockFitJson(run, clocks);
   red.barrier = BarrierSkewJson(run, clocks);
   for (const json* rec : RecordsOfType(run, "conformance_failure"))
     red.conformance_error = (*rec)["collective"].get<std::string>() + " with count " +

@@ -43,8 +43,11 @@ using NoMpiTimes = std::map<int, std::map<int, std::vector<double>>>;
 std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<const nlohmann::json*>& passive,
                                                            const NoMpiTimes& no_mpi, int ranks);
 
-// Per rank, the fitted clock model and its quality (results.json clock_sync).
-nlohmann::json ClockFitJson(const std::vector<ClockFit>& clocks);
+// Per rank, the fitted clock model and its quality (results.json
+// clock_sync), with the synchronization method the harness used (the
+// context's clock_sync; flat when not recorded), the rank it measured
+// against and how many exchanges lie between it and rank 0.
+nlohmann::json ClockFitJson(const RawRun& run, const std::vector<ClockFit>& clocks);
 
 // Exit skews of the synchronized barrier and of MPI_Barrier (the
 // "barrier_skew" record), on the fitted clocks; null when not recorded.

@@ -206,7 +206,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
                 {"nodes", info.nodes}, {"deployment", info.deployment}, {"threads", info.threads}}},
       {"environment", env},
       {"implementation_label", info.implementation_label},
-      {"launch", info.launch_command},
+      {"launch", info.launch},
       {"deployment_environment", info.deployment_env},
       {"reference", info.reference_json},
       {"progression", info.progression},

@@ -19,7 +19,7 @@ struct RunInfo {
   int nodes = 0;
   int threads = 0;
   std::string threshold_file;
-  std::string launch_command;
+  nlohmann::json launch;  // LaunchRecord: launcher, executable, command, config
   nlohmann::json deployment_env;  // environment set for the deployment
   std::string reference;          // reference behaviour (ReferenceSpec::Describe), empty = none
   nlohmann::json reference_json;  // its parameters

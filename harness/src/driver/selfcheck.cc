@@ -19,69 +19,6 @@ using json = nlohmann::json;
 
 namespace nbcguard {
 
-int ClockCheck(const Config& cfg, int nodes, double offset, double drift, double wait, double bound_us,
-               const std::string& out) {
-  const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "clock-check" / ("n" + std::to_string(nodes));
-  fs::create_directories(dir);
-  const fs::path raw_path = dir / "raw.jsonl";
-  fs::remove(raw_path);
-  const auto cmd = LaunchCommand(cfg, nodes, cfg.harness,
-                                 {"--mode", "clock-check", "--inject-rank", "1", "--inject-offset", Precise(offset),
-                                  "--inject-drift", Precise(drift), "--clock-check-wait", Precise(wait),
-                                  "--out", raw_path.string()});
-  ProcessResult r = RunProcess(cmd, {}, 120 + wait);
-  RawRun raw = ReadRaw(raw_path.string());
-  if (r.exit_code != 0 || !raw.ended) {
-    std::cout << "FAIL: harness clock-check " << (r.timed_out ? "timed out" : "failed") << " (exit "
-              << r.exit_code << ")\n";
-    return kHarnessFailed;
-  }
-  const std::vector<ClockFit> fits = FitClocks(raw);
-  const Reduction red = Reduce(raw, {});
-  std::vector<double> extrap, interp;
-  const auto probes = RecordsOfType(raw, "clock_probes");
-  if (probes.empty()) return kHarnessFailed;
-  // All ranks share CLOCK_MONOTONIC here, which is rank 0's (reference) clock:
-  // the truth every model is checked against.
-  const json& per_rank = (*probes[0])["probes"];
-  for (std::size_t rk = 1; rk < per_rank.size(); ++rk)
-    for (const json& p : per_rank[rk]) {
-      const double local = p[0], mono = p[1], rt = p[2];
-      extrap.push_back(std::abs(rt - mono));
-      interp.push_back(std::abs(fits[rk].model.ToGlobal(local) - mono));
-    }
-  const Spread e = Summarize(extrap), i = Summarize(interp);
-  const ClockFit& f1 = fits.at(1);
-  json report = {{"injected", {{"rank", 1}, {"offset_s", offset}, {"drift_ppm", drift * 1e6}}},
-                 {"recovered", {{"drift_ppm", f1.model.drift() * 1e6}, {"points", f1.points},
-                                {"residual_rms_s", f1.residual_rms}, {"min_rtt_s", f1.min_rtt}}},
-                 {"error_extrapolated_s", {{"median", e.median}, {"max", e.max}}},
-                 {"error_interpolated_s", {{"median", i.median}, {"max", i.max}}},
-                 {"probe_window_s", wait}, {"barrier_skew", red.barrier},
-                 {"library_version", FirstLine(raw.context.value("library_version", ""))}};
-  std::ofstream(dir / "clock-check.json") << report.dump(1) << "\n";
-  std::printf("clock-check on %d ranks (%s)\n", nodes, FirstLine(raw.context.value("library_version", "")).c_str());
-  std::printf("  injected on rank 1: offset %.6f s, drift %.1f ppm\n", offset, drift * 1e6);
-  std::printf("  recovered drift %.3f ppm (rank 1 clock runs at 1+d: expect %.3f), min RTT %.2f us\n",
-              f1.model.drift() * 1e6, drift / (1 + drift) * 1e6, f1.min_rtt * 1e6);
-  std::printf("  error vs true time over %.1f s after sync: extrapolated median %.3f us max %.3f us; "
-              "interpolated median %.3f us max %.3f us\n",
-              wait, e.median * 1e6, e.max * 1e6, i.median * 1e6, i.max * 1e6);
-  if (red.barrier.is_object())
-    std::printf("  exit skew over %d rounds: synchronized barrier median %.3f us max %.3f us; "
-                "MPI_Barrier median %.3f us max %.3f us\n",
-                red.barrier["synchronized"].value("rounds", 0), red.barrier["synchronized"].value("median", NAN) * 1e6,
-                red.barrier["synchronized"].value("max", NAN) * 1e6, red.barrier["mpi_barrier"].value("median", NAN) * 1e6,
-                red.barrier["mpi_barrier"].value("max", NAN) * 1e6);
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error extrapolated max us\">%g</DartMeasurement>\n", e.max * 1e6);
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error interpolated max us\">%g</DartMeasurement>\n", i.max * 1e6);
-  if (bound_us > 0 && (!(e.max * 1e6 <= bound_us) || !(i.max * 1e6 <= bound_us))) {
-    std::printf("FAIL: clock error exceeds %.2f us\n", bound_us);
-    return kFail;
-  }
-  return kPass;
-}
-
 int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault) {
   const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "verify" / ("n" + std::to_string(nodes));
   fs::create_directories(dir);
@@ -119,7 +56,7 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
                                   std::to_string(o.repetitions), "--inject-rank", "1", "--inject-offset",
                                   Precise(o.inject_offset), "--inject-drift", Precise(o.inject_drift), "--out",
                                   raw_path.string()});
-  std::cerr << "nbcguard: bcast-check: " << ShellQuote(cmd) << "\n";
+  std::cerr << "nbcguard: bcast-check: " << DescribeLaunch(cfg, cmd) << "\n";
   ProcessResult r = RunProcess(cmd, {}, 300);
   RawRun raw = ReadRaw(raw_path.string());
   for (const json* f : RecordsOfType(raw, "conformance_failure")) {

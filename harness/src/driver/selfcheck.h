@@ -1,5 +1,5 @@
-// The harness's self-checks, run by `nbcguard clock-check | verify |
-// bcast-check`: measurements whose answer is known or can be had another
+// The harness's self-checks, run by `nbcguard verify | bcast-check`
+// (and clock-check, clock_check.h): measurements whose answer is known or can be had another
 // way, so a user can see how far the tool's own numbers are to be trusted.
 #pragma once
 
@@ -11,12 +11,7 @@
 
 namespace nbcguard {
 
-// Injects an offset and drift into rank 1's clock, then compares the
-// extrapolated and interpolated global clocks with the true time (all ranks
-// of one host share CLOCK_MONOTONIC). Also reports the synchronized
-// barrier's and MPI_Barrier's exit skews. Fails beyond bound_us (0: report).
-int ClockCheck(const Config& cfg, int nodes, double offset, double drift, double wait, double bound_us,
-               const std::string& out);
+// clock-check: clock_check.h.
 
 // Every registered collective at a few sizes; fault "corrupt" flips one
 // delivered element to show the check catches it.

@@ -1,6 +1,7 @@
 // The global clock over MPI (paper 000 section 4.2): ping-pongs with rank 0
-// (flat loop), best round trip per round, offset points accumulated over the
-// whole run. Real-time use (the synchronized barrier) extrapolates the fit
+// (flat loop) or along a tree (nbcguard/clock_tree.h: a synchronized partner
+// answers with its estimate of rank 0's time), best round trip per round,
+// offset points against rank 0's clock accumulated over the whole run. Real-time use (the synchronized barrier) extrapolates the fit
 // of the points so far; post-mortem conversion (done by the driver from the
 // recorded points) interpolates between the start and end calibrations.
 #pragma once
@@ -9,6 +10,7 @@
 
 #include "comm.h"
 #include "nbcguard/clock_model.h"
+#include "nbcguard/clock_tree.h"
 
 namespace nbcguard {
 
@@ -31,7 +33,8 @@ class LocalClock {
 struct SyncOptions {
   int rounds = 10;            // offset points per calibration
   int pingpongs = 100;        // exchanges per round (best one kept)
-  double max_seconds = 0.5;   // per rank per calibration (oversubscribed hosts are slow)
+  double max_seconds = 0.5;   // per rank per calibration, from its first answer (oversubscribed hosts are slow)
+  ClockSyncMethod method = ClockSyncMethod::kFlat;
 };
 
 class GlobalClock {
@@ -41,6 +44,9 @@ class GlobalClock {
   const LocalClock& local_clock() const { return clock_; }
   // Collective. Appends `rounds` offset points (this rank vs rank 0) and refits.
   void Calibrate(const SyncOptions& options);
+  // Wall seconds of the last Calibrate on this rank, from a barrier at its
+  // start to the barrier at its end (the whole sync phase).
+  double last_seconds() const { return last_seconds_; }
   // Extrapolated global time of a local reading (fit of all points so far).
   double ToGlobal(double local) const { return fit_.model.ToGlobal(local); }
   double GlobalNow() const { return ToGlobal(LocalNow()); }
@@ -48,10 +54,17 @@ class GlobalClock {
   const ClockFit& fit() const { return fit_; }
 
  private:
+  // Ping-pongs with `server`, whose answers are its global time: appends
+  // this calibration's offset points, tells the server it is done, refits.
+  void MeasureAgainst(int server, const SyncOptions& options);
+  // Answers `client`'s pings with this rank's global time until it is done.
+  void Serve(int client);
+
   const Comm& comm_;
   LocalClock clock_;
   std::vector<OffsetPoint> points_;
   ClockFit fit_;
+  double last_seconds_ = 0;
 };
 
 }  // namespace nbcguard

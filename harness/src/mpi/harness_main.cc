@@ -53,9 +53,12 @@ struct Options {
   int calibration_runs = 5;
   double sync_sleep = 1.0;
   double clock_check_wait = 2.0;
+  int clock_check_skew_rounds = 100;  // barrier exit skew rounds after the probes (0: none)
   std::uint64_t max_bytes = 1ull << 30;
   int inject_rank = -1;
+  bool inject_all = false;  // every rank but 0, rank-dependent (RankPerturbation)
   double inject_offset = 0, inject_drift = 0;
+  std::string clock_sync = "flat";  // flat | tree (nbcguard/clock_tree.h)
   std::string progression = "none";  // none | poll | thread: application-side progression
   double progress_interval = 100e-6;  // seconds between MPI_Test calls
   std::string placement = "bind";     // thread: bind | numa | odd-even (placement.h)
@@ -177,11 +180,15 @@ class Harness {
   Harness(const Options& o, const Comm& comm, GlobalClock& clock, RawWriter& raw)
       : o_(o), comm_(comm), clock_(clock), raw_(raw) {}
 
-  void Sync(const char* phase, const SyncOptions& so) {
+  void Sync(const char* phase, SyncOptions so) {
+    so.method = *ParseClockSyncMethod(o_.clock_sync, nullptr);  // checked by the CLI
     const double t0 = LocalClock::Mono();
     const std::size_t before = clock_.points().size();
     clock_.Calibrate(so);
-    raw_.Write(GatherClockPoints(comm_, clock_, before, phase));
+    json rec = GatherClockPoints(comm_, clock_, before, phase);
+    rec["method"] = o_.clock_sync;
+    rec["seconds"] = clock_.last_seconds();  // rank 0's: barrier to barrier
+    raw_.Write(rec);
     sync_seconds_ += LocalClock::Mono() - t0;
   }
 
@@ -780,24 +787,33 @@ int Harness::MeasureCpu(Measurer& m, double target, std::uint64_t count) {
 }
 
 // Clock synchronization against a known truth: every rank of one host shares
-// CLOCK_MONOTONIC, which is rank 0's local clock; one rank's clock is
-// perturbed with a known offset and drift. Records, per rank, (local, mono)
-// pairs after the real-time model was built, so the driver evaluates both the
-// extrapolated and the interpolated models against the truth.
+// CLOCK_MONOTONIC, which is rank 0's local clock; one rank's clock (or every
+// rank's but 0, --inject-all) is perturbed with a known offset and drift.
+// Records, per rank, (local, mono) pairs from right after the sync over the
+// probe window, so the driver evaluates both the extrapolated and the
+// interpolated models against the truth.
 int Harness::RunClockCheck() {
   InitialSync();
   const ClockModel realtime = clock_.fit().model;
-  SyncBarrier barrier(comm_, clock_);
-  BarrierSkew(barrier, 100);
   json probes = json::array();
-  const double until = LocalClock::Mono() + o_.clock_check_wait;
-  while (LocalClock::Mono() < until) {
+  auto probe = [&] {
     // One reading for both: two reads a preemption apart made the check
     // report the preemption as clock error (29.8 us once in CI).
     const double mono = LocalClock::Mono();
     const double local = clock_.local_clock().At(mono);
     probes.push_back({local, mono, realtime.ToGlobal(local)});
+  };
+  probe();  // right after the sync; the probe window starts here
+  const double until = LocalClock::Mono() + o_.clock_check_wait;
+  while (LocalClock::Mono() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    probe();
+  }
+  // After the window, so that its length does not depend on how long the
+  // barriers take (many ranks sharing cores: tens of seconds).
+  if (o_.clock_check_skew_rounds > 0) {
+    SyncBarrier barrier(comm_, clock_);
+    BarrierSkew(barrier, o_.clock_check_skew_rounds);
   }
   Sync("end", SyncOptions{});
   std::vector<std::string> all = comm_.GatherStrings(probes.dump());
@@ -944,10 +960,17 @@ int main(int argc, char** argv) {
   app.add_option("--calibration-runs", o.calibration_runs)->check(CLI::Range(1, 1000));
   app.add_option("--sync-sleep", o.sync_sleep, "seconds between the two start calibrations")->check(CLI::NonNegativeNumber);
   app.add_option("--clock-check-wait", o.clock_check_wait)->check(CLI::NonNegativeNumber);
+  app.add_option("--clock-check-skew-rounds", o.clock_check_skew_rounds, "clock-check: barrier exit skew rounds")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-bytes", o.max_bytes, "largest buffer of one rank");
   app.add_option("--inject-rank", o.inject_rank, "rank whose clock is perturbed (not 0)")->check(CLI::PositiveNumber);
   app.add_option("--inject-offset", o.inject_offset, "seconds added to that rank's clock");
   app.add_option("--inject-drift", o.inject_drift, "relative rate error of that rank's clock (1e-4 = 100 ppm)");
+  app.add_flag("--inject-all", o.inject_all, "perturb every rank but 0 instead, rank-dependent around the offset "
+                                             "and drift given (nbcguard/clock_tree.h RankPerturbation)");
+  app.add_option("--clock-sync", o.clock_sync, "clock synchronization: flat (every rank against rank 0 in turn) "
+                                               "or tree (log2 p stages)")
+      ->check(CLI::IsMember(ClockSyncMethodNames()));
   app.add_option("--progression", o.progression, "application-side progression of the overlap runs")
       ->check(CLI::IsMember({"none", "poll", "thread"}));
   app.add_option("--progress-interval", o.progress_interval, "seconds between MPI_Test calls (poll, thread)")
@@ -998,8 +1021,10 @@ int main(int argc, char** argv) {
   {
     Comm comm(MPI_COMM_WORLD);
     RawWriter raw(o.out, comm.rank() == 0);
-    LocalClock local = comm.rank() == o.inject_rank ? LocalClock(o.inject_offset, o.inject_drift)
-                                                    : LocalClock(0, 0);
+    const ClockPerturbation perturb = o.inject_all ? RankPerturbation(comm.rank(), o.inject_offset, o.inject_drift)
+                                      : comm.rank() == o.inject_rank ? ClockPerturbation{o.inject_offset, o.inject_drift}
+                                                                     : ClockPerturbation{};
+    LocalClock local(perturb.offset, perturb.drift);
     GlobalClock clock(comm, local);
 
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -1019,7 +1044,8 @@ int main(int argc, char** argv) {
                           {"environment", ProgressEnvironment()},
                           {"comm_targets", o.comm_targets}, {"comp_targets", o.comp_targets},
                           {"repetitions", o.repetitions}, {"inject",
-                           {{"rank", o.inject_rank}, {"offset", o.inject_offset}, {"drift", o.inject_drift}}}};
+                           {{"rank", o.inject_rank}, {"all", o.inject_all}, {"offset", o.inject_offset}, {"drift", o.inject_drift}}},
+                          {"clock_sync", o.clock_sync}};
     for (auto& a : affinity) ctx["affinity"].push_back(nlohmann::json::parse(a));
     raw.Write(ctx);
 

@@ -1,0 +1,151 @@
+# Which launcher starts the MPI ranks, and the config files the driver reads.
+#
+# NBCGUARD_LAUNCHER = mpiexec | srun selects the launcher of
+# nbcguard-config.json (what `nbcguard run` and every CTest test use):
+#   mpiexec  FindMPI's MPIEXEC_EXECUTABLE, MPIEXEC_NUMPROC_FLAG,
+#            MPIEXEC_PREFLAGS, MPIEXEC_POSTFLAGS (the presets openmpi, mpich)
+#   srun     Slurm: srun -n N --mpi=NBCGUARD_SRUN_MPI NBCGUARD_SRUN_PREFLAGS
+#            (the presets openmpi-srun, mpich-srun)
+# Beside it the build writes one file per launcher it can use,
+# nbcguard-config-mpiexec.json and, when srun is found,
+# nbcguard-config-srun.json: one build measures through either
+# (`nbcguard run CASE --config build/<preset>/nbcguard-config-srun.json`),
+# which is what the slurm-labelled tests do without a second build.
+#
+# srun's defaults per library keep the ranks placed as the library's own
+# launcher places them here, so figures through srun and mpiexec compare:
+#   MPICH     --mpi=pmi2, --cpu-bind=none: Hydra leaves ranks unbound
+#   Open MPI  --mpi=pmix, --cpu-bind=cores: mpirun binds each rank to a core
+#             (its default for 2 ranks; for more it binds to the package, and
+#             to nothing when oversubscribed, where srun still binds cores)
+#   both      --exclusive: a timing test owns its node(s), as it owns the
+#             machine under mpiexec; every core of the node is the job's
+# srun does not overcommit: a test with more ranks than the allocation's
+# CPUs waits for resources until its timeout.
+
+set(_nbcguard_launchers mpiexec srun)
+set(NBCGUARD_LAUNCHER "mpiexec" CACHE STRING "How the driver starts MPI ranks: mpiexec or srun")
+set_property(CACHE NBCGUARD_LAUNCHER PROPERTY STRINGS ${_nbcguard_launchers})
+if(NOT NBCGUARD_LAUNCHER IN_LIST _nbcguard_launchers)
+  list(JOIN _nbcguard_launchers ", " _allowed)
+  message(FATAL_ERROR "NBCGUARD_LAUNCHER is '${NBCGUARD_LAUNCHER}'; allowed: ${_allowed} "
+                      "(e.g. cmake --preset mpich-srun, or -DNBCGUARD_LAUNCHER=srun)")
+endif()
+
+find_program(NBCGUARD_SRUN_EXECUTABLE srun DOC "Slurm's srun (NBCGUARD_LAUNCHER=srun and the slurm-labelled tests)")
+if(NBCGUARD_MPI_IMPL_DETECTED STREQUAL "mpich")
+  set(_mpi pmi2)
+  set(_pre "--exclusive;--cpu-bind=none")
+elseif(NBCGUARD_MPI_IMPL_DETECTED STREQUAL "openmpi")
+  set(_mpi pmix)
+  set(_pre "--exclusive;--cpu-bind=cores")
+else()
+  set(_mpi "")  # Slurm's MpiDefault
+  set(_pre "--exclusive")
+endif()
+set(NBCGUARD_SRUN_MPI "${_mpi}" CACHE STRING
+    "srun --mpi plugin (pmi2 for MPICH, pmix for Open MPI; empty = the cluster's MpiDefault)")
+set(NBCGUARD_SRUN_PREFLAGS "${_pre}" CACHE STRING
+    "srun options after -n N and --mpi, before the program (;-separated)")
+
+set(_srun_ok FALSE)
+if(NBCGUARD_SRUN_EXECUTABLE AND EXISTS "${NBCGUARD_SRUN_EXECUTABLE}" AND NOT IS_DIRECTORY "${NBCGUARD_SRUN_EXECUTABLE}")
+  set(_srun_ok TRUE)
+endif()
+if(NBCGUARD_LAUNCHER STREQUAL "srun" AND NOT _srun_ok)
+  message(FATAL_ERROR "NBCGUARD_LAUNCHER=srun but srun was not found (NBCGUARD_SRUN_EXECUTABLE: "
+                      "'${NBCGUARD_SRUN_EXECUTABLE}'): install Slurm's client "
+                      "(Debian: slurm-client; tools/install-deps.sh does) or set NBCGUARD_SRUN_EXECUTABLE "
+                      "to its path; or configure with NBCGUARD_LAUNCHER=mpiexec")
+endif()
+
+# The plugin must be one this srun has. `srun --mpi=list` answers only where
+# a Slurm configuration is readable; without one the name is taken as given.
+if(_srun_ok AND NBCGUARD_SRUN_MPI)
+  execute_process(COMMAND "${NBCGUARD_SRUN_EXECUTABLE}" --mpi=list RESULT_VARIABLE _rc
+                  OUTPUT_VARIABLE _list ERROR_VARIABLE _list_err TIMEOUT 20)
+  string(APPEND _list "${_list_err}")
+  if(_rc EQUAL 0)
+    string(REGEX MATCHALL "\n[ \t]+[a-z0-9_]+" _plugins "${_list}")
+    string(REGEX REPLACE "[\n\t ]+" "" _plugins "${_plugins}")
+    # "specific pmix plugin versions available: pmix_v4,..." names more
+    if(_list MATCHES "versions available: ([a-z0-9_, ]+)")
+      string(REGEX REPLACE "[ ]*,[ ]*" ";" _versions "${CMAKE_MATCH_1}")
+      list(APPEND _plugins ${_versions})
+    endif()
+    if(NOT NBCGUARD_SRUN_MPI IN_LIST _plugins)
+      list(JOIN _plugins ", " _allowed)
+      message(FATAL_ERROR "NBCGUARD_SRUN_MPI is '${NBCGUARD_SRUN_MPI}'; this srun "
+                          "(${NBCGUARD_SRUN_EXECUTABLE}) has the MPI plugins: ${_allowed}")
+    endif()
+  else()
+    message(STATUS "nbcguard: srun --mpi=list did not answer (no Slurm configuration here?): "
+                   "--mpi=${NBCGUARD_SRUN_MPI} not checked")
+  endif()
+endif()
+
+function(_nbcguard_json_list out)
+  set(items "")
+  foreach(x IN LISTS ARGN)
+    string(REPLACE "\\" "\\\\" x "${x}")
+    string(REPLACE "\"" "\\\"" x "${x}")
+    list(APPEND items "\"${x}\"")
+  endforeach()
+  list(JOIN items ", " joined)
+  set(${out} "[${joined}]" PARENT_SCOPE)
+endfunction()
+
+# nbcguard_write_config(FILE LAUNCHER): what the driver needs to launch the
+# harness with that launcher, in one JSON file.
+function(nbcguard_write_config file launcher)
+  if(launcher STREQUAL "srun")
+    set(exe "${NBCGUARD_SRUN_EXECUTABLE}")
+    set(np "-n")
+    set(pre "")
+    if(NBCGUARD_SRUN_MPI)
+      list(APPEND pre "--mpi=${NBCGUARD_SRUN_MPI}")
+    endif()
+    list(APPEND pre ${NBCGUARD_SRUN_PREFLAGS})
+    set(post "")
+  else()
+    set(exe "${MPIEXEC_EXECUTABLE}")
+    set(np "${MPIEXEC_NUMPROC_FLAG}")
+    set(pre ${MPIEXEC_PREFLAGS})
+    set(post ${MPIEXEC_POSTFLAGS})
+  endif()
+  _nbcguard_json_list(pre_json ${pre})
+  _nbcguard_json_list(post_json ${post})
+  file(GENERATE OUTPUT "${file}" CONTENT "{
+  \"implementation\": \"${NBCGUARD_MPI_IMPL_DETECTED}\",
+  \"launcher\": \"${launcher}\",
+  \"mpiexec\": \"${exe}\",
+  \"numproc_flag\": \"${np}\",
+  \"preflags\": ${pre_json},
+  \"postflags\": ${post_json},
+  \"harness\": \"$<TARGET_FILE:nbcguard-harness>\",
+  \"compute\": \"$<TARGET_FILE:nbcguard-compute>\",
+  \"reference_library\": \"$<TARGET_FILE:nbcguard-reference>\",
+  \"cases_dir\": \"${PROJECT_SOURCE_DIR}/cases\",
+  \"thresholds_dir\": \"${PROJECT_SOURCE_DIR}/thresholds\",
+  \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\",
+  \"calibration_cache\": \"${NBCGUARD_CALIBRATION_CACHE}\",
+  \"baseline_dir\": \"${NBCGUARD_BASELINE_DIR}\"
+}
+")
+endfunction()
+
+function(nbcguard_write_configs)
+  nbcguard_write_config("${CMAKE_BINARY_DIR}/nbcguard-config.json" "${NBCGUARD_LAUNCHER}")
+  nbcguard_write_config("${CMAKE_BINARY_DIR}/nbcguard-config-mpiexec.json" mpiexec)
+  if(_srun_ok)
+    nbcguard_write_config("${CMAKE_BINARY_DIR}/nbcguard-config-srun.json" srun)
+  else()
+    file(REMOVE "${CMAKE_BINARY_DIR}/nbcguard-config-srun.json")
+  endif()
+  if(_srun_ok)
+    set(srun_note "also nbcguard-config-srun.json (${NBCGUARD_SRUN_EXECUTABLE})")
+  else()
+    set(srun_note "srun not found: no nbcguard-config-srun.json, the slurm-labelled tests will skip")
+  endif()
+  message(STATUS "nbcguard: launcher ${NBCGUARD_LAUNCHER} (nbcguard-config.json); ${srun_note}")
+endfunction()

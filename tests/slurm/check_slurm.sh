@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One slurm-labelled test: a small overlap case through srun, with this
+# build's srun config (nbcguard-config-srun.json). Passes when the run passes
+# its verdict and results.json says it was launched by srun as configured
+# (check_slurm_results.cmake). SKIPs (exit 77) with the reason when srun was
+# not found at configure time or no Slurm cluster answers (sinfo); with
+# NBCGUARD_REQUIRE_SLURM=1 (the CI job, which started a cluster) those are
+# failures instead: a job that meant to test Slurm must not skip it.
+#   check_slurm.sh DRIVER CONFIG OUT CASE MPI_PLUGIN
+set -uo pipefail
+driver=$1 config=$2 out=$3 case=$4 plugin=$5
+here=$(dirname "$0")
+
+not_here() {  # no Slurm to test with: skip, or fail when it was required
+  if [ "${NBCGUARD_REQUIRE_SLURM:-0}" = 1 ]; then
+    echo "FAIL (NBCGUARD_REQUIRE_SLURM=1): $*"
+    exit 1
+  fi
+  echo "SKIP: $*"
+  exit 77
+}
+
+[ -f "$config" ] || not_here "$config is missing: srun was not found when this build was configured (install slurm-client and configure again)"
+if ! info=$(sinfo --noheader --format='%n %t %c' 2>&1); then
+  not_here "no Slurm cluster reachable: sinfo: $(echo "$info" | tail -n 1) (a one-node cluster on this machine: bash tools/slurm-cluster.sh start)"
+fi
+echo "slurm: sinfo: $info"
+
+rm -rf "$out"
+"$driver" run "$case" --config "$config" --out "$out"
+rc=$?
+if [ $rc -ne 0 ]; then
+  echo "FAIL: nbcguard run through srun exited $rc (0 = verdict PASS)"
+  exit 1
+fi
+exec cmake -DRESULTS="$out/slurm-ibcast/n2/basic/results.json" -DPLUGIN="$plugin" \
+           -P "$here/check_slurm_results.cmake"
