@@ -7,7 +7,8 @@
 #   2. schedule: the nightly stage through the CTest dashboard script, with
 #      the merge-request run's results as the baseline. Kept short here: the
 #      labels NBCGUARD_LOCAL_NIGHTLY_LABELS (default: the ibcast tests of the
-#      CI tier) instead of the nightly tier's hours. Two normal runs, so the
+#      CI tier but ibcast-strategies, see below; NBCGUARD_LOCAL_NIGHTLY_EXCLUDE
+#      overrides the excluded labels) instead of the nightly tier's hours. Two normal runs, so the
 #      baseline comparison must find no regression (the libraries in
 #      NBCGUARD_LOCAL_BASELINE_LIBS, default openmpi; see below).
 # Then prints one closing line counting the tests of both pipelines (from
@@ -74,9 +75,17 @@ if [ "$which" = schedule ] || [ "$which" = both ]; then
       cp -r "$keep/mr/$mpi/results" "$keep/baseline/$mpi"
     fi
   done
+  # The tests: the Ibcast cases of the CI tier (labels match the collective
+  # "ibcast"), without the nightly tier and without ibcast-strategies. The
+  # application-side strategies are not two equal runs here either: how much
+  # of a progress thread's polling lands on the computing core varies from
+  # run to run on this 2-vCPU VM (Open MPI thread-bind at 2ms x 2ms:
+  # r_comp_slowdown 1.86 [1.78,1.94] in one run, 2.64 [2.54,2.71] in the
+  # next, same build, 2026-11-23), so compare rightly reports a change. A
+  # self-comparison must be one whose answer is known: "no regression".
   vars=(--variable CI_PIPELINE_SOURCE=schedule
         --variable "NBCGUARD_NIGHTLY_LABELS=${NBCGUARD_LOCAL_NIGHTLY_LABELS:-ibcast}"
-        --variable "NBCGUARD_NIGHTLY_EXCLUDE=nightly")
+        --variable "NBCGUARD_NIGHTLY_EXCLUDE=${NBCGUARD_LOCAL_NIGHTLY_EXCLUDE:-nightly|ibcast-strategies}")
   [ -d "$keep/baseline" ] && vars+=(--variable "NBCGUARD_BASELINE_ROOT=$PWD/$keep/baseline")
   "${glci[@]}" "${vars[@]}" || status=1
   keep_reports schedule
