@@ -22,9 +22,25 @@
 #             machine under mpiexec; every core of the node is the job's
 # srun does not overcommit: a test with more ranks than the allocation's
 # CPUs waits for resources until its timeout.
+#
+# netns: the library's own launcher, reaching the hosts of
+# tools/netns-cluster.sh (network namespaces on this machine) through
+# tools/netns-agent.sh instead of ssh, one rank per host, TCP only:
+#   Open MPI  mpirun --host H1,H2 --bind-to none --mca plm_rsh_agent <agent>
+#             --mca pml ob1 --mca btl tcp,self, TCP BTL and OOB on the
+#             cluster's subnet. --bind-to none: every "host" sees the same
+#             cores, and mpirun binds the one rank of each host to its core
+#             0: both ranks took turns on one core (4 ms round trips).
+#   MPICH     mpiexec -launcher ssh -launcher-exec <agent> -hosts H1,H2
+#             -localhost <bridge address> (where the hosts' proxies call
+#             back), UCX_TLS=tcp,self on the hosts' interface (ch4:ucx over
+#             TCP; its shared-memory transports would reach across the
+#             namespaces, which share /dev/shm)
+# nbcguard-config-netns.json is always written: the netns-labelled tests
+# skip where no cluster is started.
 
-set(_nbcguard_launchers mpiexec srun)
-set(NBCGUARD_LAUNCHER "mpiexec" CACHE STRING "How the driver starts MPI ranks: mpiexec or srun")
+set(_nbcguard_launchers mpiexec srun netns)
+set(NBCGUARD_LAUNCHER "mpiexec" CACHE STRING "How the driver starts MPI ranks: mpiexec, srun or netns")
 set_property(CACHE NBCGUARD_LAUNCHER PROPERTY STRINGS ${_nbcguard_launchers})
 if(NOT NBCGUARD_LAUNCHER IN_LIST _nbcguard_launchers)
   list(JOIN _nbcguard_launchers ", " _allowed)
@@ -47,6 +63,13 @@ set(NBCGUARD_SRUN_MPI "${_mpi}" CACHE STRING
     "srun --mpi plugin (pmi2 for MPICH, pmix for Open MPI; empty = the cluster's MpiDefault)")
 set(NBCGUARD_SRUN_PREFLAGS "${_pre}" CACHE STRING
     "srun options after -n N and --mpi, before the program (;-separated)")
+
+set(NBCGUARD_NETNS_HOSTLIST "10.213.0.1;10.213.0.2" CACHE STRING
+    "netns launcher: the hosts' addresses (tools/netns-cluster.sh's defaults)")
+set(NBCGUARD_NETNS_SUBNET "10.213.0.0/24" CACHE STRING
+    "netns launcher: the cluster's subnet, the only one MPI traffic may use")
+set(NBCGUARD_NETNS_LAUNCHER_HOST "10.213.0.254" CACHE STRING
+    "netns launcher: the launching host's address on the cluster's bridge")
 
 set(_srun_ok FALSE)
 if(NBCGUARD_SRUN_EXECUTABLE AND EXISTS "${NBCGUARD_SRUN_EXECUTABLE}" AND NOT IS_DIRECTORY "${NBCGUARD_SRUN_EXECUTABLE}")
@@ -107,6 +130,19 @@ function(nbcguard_write_config file launcher)
     endif()
     list(APPEND pre ${NBCGUARD_SRUN_PREFLAGS})
     set(post "")
+  elseif(launcher STREQUAL "netns")
+    set(exe "${MPIEXEC_EXECUTABLE}")
+    set(np "${MPIEXEC_NUMPROC_FLAG}")
+    set(agent "${PROJECT_SOURCE_DIR}/tools/netns-agent.sh")
+    list(JOIN NBCGUARD_NETNS_HOSTLIST "," hosts)
+    if(NBCGUARD_MPI_IMPL_DETECTED STREQUAL "openmpi")
+      set(pre ${MPIEXEC_PREFLAGS} --host "${hosts}" --bind-to none --mca plm_rsh_agent "${agent}" --mca pml ob1 --mca btl "tcp,self"
+              --mca btl_tcp_if_include "${NBCGUARD_NETNS_SUBNET}" --mca oob_tcp_if_include "${NBCGUARD_NETNS_SUBNET}")
+    else()
+      set(pre ${MPIEXEC_PREFLAGS} -launcher ssh -launcher-exec "${agent}" -hosts "${hosts}"
+              -localhost "${NBCGUARD_NETNS_LAUNCHER_HOST}" -genv UCX_TLS "tcp,self" -genv UCX_NET_DEVICES nbcgnet)
+    endif()
+    set(post ${MPIEXEC_POSTFLAGS})
   else()
     set(exe "${MPIEXEC_EXECUTABLE}")
     set(np "${MPIEXEC_NUMPROC_FLAG}")
@@ -142,6 +178,7 @@ function(nbcguard_write_configs)
   else()
     file(REMOVE "${CMAKE_BINARY_DIR}/nbcguard-config-srun.json")
   endif()
+  nbcguard_write_config("${CMAKE_BINARY_DIR}/nbcguard-config-netns.json" netns)
   if(_srun_ok)
     set(srun_note "also nbcguard-config-srun.json (${NBCGUARD_SRUN_EXECUTABLE})")
   else()

@@ -19,6 +19,7 @@ packages=(
   libomp-dev                        # (gcc's libgomp ships with gcc; kept for clang users)
   rsync curl unzip ca-certificates  # the pipeline: gitlab-ci-local needs rsync; the nightly job fetches its baseline
   slurmctld slurmd slurm-client munge  # srun launcher, slurm tests: tools/slurm-cluster.sh's one-node cluster
+  iproute2 iputils-ping             # netns launcher, netns tests: tools/netns-cluster.sh (ip, tc, readiness)
 )
 # Node.js for gitlab-ci-local (tools/pipeline.sh); Debian's (18) is enough
 # where the machine has none of its own.

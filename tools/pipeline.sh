@@ -3,7 +3,8 @@
 # (shell executor, one job at a time: the test jobs are timing measurements),
 # for both kinds of pipeline:
 #   1. merge request: build both libraries, then the CI tier (ctest -L quick)
-#      and the slurm job (a one-node Slurm cluster, ctest -L slurm);
+#      and the slurm job (a one-node Slurm cluster, ctest -L slurm) and the
+#      netns job (two network-namespace hosts, ctest -L netns);
 #   2. schedule: the nightly stage through the CTest dashboard script, with
 #      the merge-request run's results as the baseline. Kept short here: the
 #      labels NBCGUARD_LOCAL_NIGHTLY_LABELS (default: the ibcast tests of the
@@ -41,19 +42,21 @@ keep_reports() {  # keep_reports mr|schedule: what the pipeline left in build/<m
     mkdir -p "$keep/$1/$mpi"
     cp -r "build/$mpi/report" "build/$mpi/results" "$keep/$1/$mpi/" 2>/dev/null
     junits+=("$keep/$1/$mpi/report/junit.xml")
-    if [ -d "build/$mpi/report-slurm" ]; then  # the slurm job (merge request), its own report
-      mv "build/$mpi/report-slurm" "$keep/$1/$mpi/"
-      junits+=("$keep/$1/$mpi/report-slurm/junit.xml")
-    fi
+    for extra in slurm netns; do  # the slurm and netns jobs (merge request), their own reports
+      if [ -d "build/$mpi/report-$extra" ]; then
+        mv "build/$mpi/report-$extra" "$keep/$1/$mpi/"
+        junits+=("$keep/$1/$mpi/report-$extra/junit.xml")
+      fi
+    done
   done
 }
 
-# The slurm job's report is counted only for the pipeline that ran it
-# (keep_reports moves it away).
-rm -rf build/*/report-slurm
+# The slurm and netns jobs' reports are counted only for the pipeline that
+# ran them (keep_reports moves them away).
+rm -rf build/*/report-slurm build/*/report-netns
 
 if [ "$which" = mr ] || [ "$which" = both ]; then
-  echo "=== pipeline: merge request (build, test: ctest -L quick, slurm: ctest -L slurm) ==="
+  echo "=== pipeline: merge request (build, test: ctest -L quick, slurm: ctest -L slurm, netns: ctest -L netns) ==="
   mr_vars=(--variable CI_PIPELINE_SOURCE=merge_request_event)
   [ -n "${NBCGUARD_TEST_LABELS:-}" ] && mr_vars+=(--variable "NBCGUARD_TEST_LABELS=$NBCGUARD_TEST_LABELS")
   "${glci[@]}" "${mr_vars[@]}" || status=1

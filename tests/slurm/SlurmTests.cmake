@@ -19,4 +19,4 @@ set_tests_properties(${_name} PROPERTIES
 add_test(NAME launcher.config-unknown
          COMMAND nbcguard list --config ${CMAKE_CURRENT_LIST_DIR}/data/unknown-launcher.json)
 set_tests_properties(launcher.config-unknown PROPERTIES LABELS "unit;quick"
-  PASS_REGULAR_EXPRESSION "unknown-launcher.json: launcher 'aprun' is not known; allowed: mpiexec, srun")
+  PASS_REGULAR_EXPRESSION "unknown-launcher.json: launcher 'aprun' is not known; allowed: mpiexec, srun, netns")

@@ -11,18 +11,11 @@ set -uo pipefail
 driver=$1 config=$2 out=$3 case=$4 plugin=$5
 here=$(dirname "$0")
 
-not_here() {  # no Slurm to test with: skip, or fail when it was required
-  if [ "${NBCGUARD_REQUIRE_SLURM:-0}" = 1 ]; then
-    echo "FAIL (NBCGUARD_REQUIRE_SLURM=1): $*"
-    exit 1
-  fi
-  echo "SKIP: $*"
-  exit 77
-}
+. "$here/../launchers/skip_or_fail.sh"
 
-[ -f "$config" ] || not_here "$config is missing: srun was not found when this build was configured (install slurm-client and configure again)"
+[ -f "$config" ] || not_here NBCGUARD_REQUIRE_SLURM "$config is missing: srun was not found when this build was configured (install slurm-client and configure again)"
 if ! info=$(sinfo --noheader --format='%n %t %c' 2>&1); then
-  not_here "no Slurm cluster reachable: sinfo: $(echo "$info" | tail -n 1) (a one-node cluster on this machine: bash tools/slurm-cluster.sh start)"
+  not_here NBCGUARD_REQUIRE_SLURM "no Slurm cluster reachable: sinfo: $(echo "$info" | tail -n 1) (a one-node cluster on this machine: bash tools/slurm-cluster.sh start)"
 fi
 echo "slurm: sinfo: $info"
 

@@ -67,7 +67,7 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
 }
 
 const std::vector<std::string>& KnownLaunchers() {
-  static const std::vector<std::string> known = {"mpiexec", "srun"};
+  static const std::vector<std::string> known = {"mpiexec", "srun", "netns"};
   return known;
 }
 
