@@ -46,19 +46,28 @@ void WaitYielding(MPI_Request* request, const char* what) {
   }
 }
 
-// A ping-pong's receive. When this node has more ranks than cores, the
-// partner may be waiting for this rank's core: MPICH spins without yielding,
-// so each message then waited a whole scheduler slice (4 ms round trips
-// with 2 tree pairs on 2 cores, hundreds of us of error). There the receive
-// polls with sched_yield between tests, as Open MPI does when
-// oversubscribed. With a core per rank it is the plain blocking receive.
-void Receive(void* buf, MPI_Datatype type, int source, int tag, MPI_Comm c, bool yield, const char* what) {
-  if (!yield) {
+// How a clock-sync receive waits for its message.
+//   kBlock  the plain blocking receive (a core per rank)
+//   kYield  polls with sched_yield between tests: when this node has more
+//           ranks than cores the partner may be waiting for this rank's
+//           core, and MPICH spins without yielding, so each message then
+//           waited a whole scheduler slice (4 ms round trips with 2 tree
+//           pairs on 2 cores, hundreds of us of error); Open MPI yields the
+//           same way when oversubscribed
+//   kSleep  WaitYielding: for a partner that may still be busy with others
+enum class Wait { kBlock, kYield, kSleep };
+
+void Receive(void* buf, MPI_Datatype type, int source, int tag, MPI_Comm c, Wait wait, const char* what) {
+  if (wait == Wait::kBlock) {
     CheckMpi(MPI_Recv(buf, 1, type, source, tag, c, MPI_STATUS_IGNORE), what);
     return;
   }
   MPI_Request request;
   CheckMpi(MPI_Irecv(buf, 1, type, source, tag, c, &request), what);
+  if (wait == Wait::kSleep) {
+    WaitYielding(&request, what);
+    return;
+  }
   for (;;) {
     int done = 0;
     CheckMpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
@@ -67,9 +76,10 @@ void Receive(void* buf, MPI_Datatype type, int source, int tag, MPI_Comm c, bool
   }
 }
 
-bool Oversubscribed(const Comm& comm) {
+// kYield where this node has more ranks than cores, else kBlock.
+Wait FastWait(const Comm& comm) {
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 && comm.ranks_on_node() > cores;
+  return cores > 0 && comm.ranks_on_node() > cores ? Wait::kYield : Wait::kBlock;
 }
 
 // The harness's own barrier, not a measured collective: it calls the
@@ -88,16 +98,11 @@ void BarrierYielding(MPI_Comm c, const char* what) {
 
 void GlobalClock::Serve(int client) {
   MPI_Comm c = comm_.get();
-  const bool yield = Oversubscribed(comm_);
+  const Wait fast = FastWait(comm_);
   for (bool first = true;; first = false) {
     int flag = 0;
-    if (first) {  // the client may still be waiting for its own turn
-      MPI_Request request;
-      CheckMpi(MPI_Irecv(&flag, 1, MPI_INT, client, kTagClockPing, c, &request), "MPI_Irecv(clock ping)");
-      WaitYielding(&request, "MPI_Irecv(clock ping)");
-    } else {
-      Receive(&flag, MPI_INT, client, kTagClockPing, c, yield, "MPI_Recv(clock ping)");
-    }
+    // The first ping: the client may still be waiting for its own turn.
+    Receive(&flag, MPI_INT, client, kTagClockPing, c, first ? Wait::kSleep : fast, "MPI_Recv(clock ping)");
     if (flag == 0) break;
     // Rank 0's local clock is the global clock; any other server answers
     // with its own estimate of it (the fit of its points so far), so the
@@ -110,7 +115,7 @@ void GlobalClock::Serve(int client) {
 
 void GlobalClock::MeasureAgainst(int server, const SyncOptions& options) {
   MPI_Comm c = comm_.get();
-  const bool yield = Oversubscribed(comm_);
+  const Wait fast = FastWait(comm_);
   // The budget starts with the first answer: in the flat loop a rank waits
   // for every rank before it, and that wait must not eat its exchanges.
   double budget_end = INFINITY;
@@ -123,13 +128,9 @@ void GlobalClock::MeasureAgainst(int server, const SyncOptions& options) {
       const int flag = 1;
       p.t_send = clock_.Now();
       CheckMpi(MPI_Send(&flag, 1, MPI_INT, server, kTagClockPing, c), "MPI_Send(clock ping)");
-      if (std::isinf(budget_end)) {  // the server may still be serving others
-        MPI_Request request;
-        CheckMpi(MPI_Irecv(&p.t_ref, 1, MPI_DOUBLE, server, kTagClockPong, c, &request), "MPI_Irecv(clock pong)");
-        WaitYielding(&request, "MPI_Irecv(clock pong)");
-      } else {
-        Receive(&p.t_ref, MPI_DOUBLE, server, kTagClockPong, c, yield, "MPI_Recv(clock pong)");
-      }
+      // The first answer: the server may still be serving others.
+      Receive(&p.t_ref, MPI_DOUBLE, server, kTagClockPong, c, std::isinf(budget_end) ? Wait::kSleep : fast,
+              "MPI_Recv(clock pong)");
       p.t_recv = clock_.Now();
       exchanges.push_back(p);
       if (std::isinf(budget_end)) budget_end = LocalClock::Mono() + options.max_seconds;
