@@ -143,16 +143,6 @@ foreach(_behaviour background deferred cpu-thief late-rank late-exit passive-imp
 endforeach()
 set_property(TEST ${_impl}.mpi.reference-passive-impact PROPERTY LABELS
   "mpi;integration;${_impl};n2;nightly;reference")
-# cpu-thief under MPICH, whose launcher leaves ranks unbound: the real-time
-# scheduler sometimes puts both ranks' thieves on one CPU and a start call
-# waits a whole D (r_comm 1.01 [0.08, 1.02] where 0 is expected, twice in a
-# row in a clean-clone CI run on 2026-11-22; pinning each thief to CPU
-# rank mod 2 made it worse). Nightly until the thief is placed reliably;
-# under Open MPI (ranks bound) it stays in the CI tier.
-if(_impl STREQUAL "mpich")
-  set_property(TEST ${_impl}.mpi.reference-cpu-thief PROPERTY LABELS
-    "mpi;integration;${_impl};n2;nightly;reference")
-endif()
 
 # nbcguard compare end to end on reference behaviours: background against
 # background is no regression; background against deferred regresses

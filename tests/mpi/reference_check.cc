@@ -34,9 +34,10 @@
 //                  r_overhead = 1, r_comm = 1, r_comp_slowdown = 1,
 //                  diagnosis no-progression; MPI_Wait polls all along:
 //                  cpu_busy_nbc = 1.
-//   cpu-thief    a real-time thread takes the core 50 us after the start
-//                for M of CPU time, then the computation finishes: the
-//                computation takes C + M and the wait nothing.
+//   cpu-thief    50 us after the start call, a signal handler on the
+//                computing thread spins for D of its CPU time (M, measured
+//                alone, is D plus that delay), then the computation
+//                finishes: the computation takes C + M and the wait nothing.
 //                  r_comp_slowdown = 1 + M / C, r_overhead = 1,
 //                  r_comm = 0, diagnosis computation-slowdown.
 //   late-rank    background, but rank R sleeps L inside its start call:

@@ -16,10 +16,10 @@
 // The behaviours and what they use:
 //   background     MPI_Wait polls until start + D (no CPU while computing)
 //   deferred       the start does nothing; MPI_Wait then takes D
-//   cpu-thief      a busy SCHED_FIFO thread of the rank, 50 us after the
-//                  start, spins until it has used D of CPU time, taking its
-//                  core from the computation meanwhile; MPI_Wait polls
-//                  until it has
+//   cpu-thief      50 us after the start call returns, a timer signal's
+//                  handler on the computing thread spins until that thread
+//                  has used D more CPU time: the computation loses D of its
+//                  core; MPI_Wait polls until the handler is done
 //   late-rank      background; the late rank spends late_delay inside the
 //                  start call (busy, as a rank still computing) before
 //                  entering the collective
@@ -39,7 +39,6 @@
 // Only MPI_Wait, MPI_Waitall and MPI_Test complete these requests; other
 // completion calls on them stop the job with a message instead of hanging.
 #include <mpi.h>
-#include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,17 +48,13 @@
 #include <cerrno>
 #include <cmath>
 #include <csignal>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "nbcguard/reference.h"
 
@@ -80,6 +75,13 @@ double ThreadCpu() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+timespec ToTimespec(double t) {
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(t);
+  ts.tv_nsec = static_cast<long>((t - static_cast<double>(ts.tv_sec)) * 1e9);
+  return ts;
+}
+
 // Busy until `deadline` on CLOCK_MONOTONIC, as a library polling in
 // MPI_Wait is. Sleeping instead would free the core for the other ranks'
 // computation (vCPUs and hyperthreads share a core's throughput), which the
@@ -92,9 +94,7 @@ void SpinUntil(double deadline) {
 
 // Asleep until `deadline` on CLOCK_MONOTONIC (no CPU).
 void SleepUntil(double deadline) {
-  timespec ts;
-  ts.tv_sec = static_cast<time_t>(deadline);
-  ts.tv_nsec = static_cast<long>((deadline - static_cast<double>(ts.tv_sec)) * 1e9);
+  const timespec ts = ToTimespec(deadline);
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
   }
 }
@@ -106,94 +106,104 @@ void SleepUntil(double deadline) {
   std::abort();
 }
 
-// The busy threads run SCHED_FIFO: on waking they take their core at once
-// and keep it until they sleep, so the share they take from a computation is
-// known exactly. Under the default scheduler a new thread waits for the
-// running one's time slice (3 ms here), which makes the share of a
-// millisecond-scale collective a matter of luck.
-void MakeRealtime(std::thread& t, const char* what) {
-  sched_param param{};
-  param.sched_priority = 1;
-  const int rc = pthread_setschedparam(t.native_handle(), SCHED_FIFO, &param);
-  if (rc != 0)
-    Die(std::string("cannot give the ") + what + " thread SCHED_FIFO priority 1 (" + std::strerror(rc) +
-        "): this reference behaviour needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO of at least 1 to take "
-        "a known share of the core");
+// The stealing behaviours take their time on the computing thread itself,
+// in the handler of a timer signal sent to that thread: the loss is then
+// known whatever the scheduler does. Busy threads beside the computation
+// (SCHED_FIFO, so that they would take the core the moment they woke) were
+// tried first, for both; the share they took then depended on where the
+// scheduler put them, on which thread ran first after a wake-up and on
+// real-time throttling, none of which the reference can see (see
+// PeriodicSteal and Thief).
+//
+// Installs `handler` for real-time signal SIGRTMAX - from_max, which must
+// be unhandled so far; returns the signal.
+int InstallHandler(int from_max, void (*handler)(int, siginfo_t*, void*), const char* behaviour) {
+  const int sig = SIGRTMAX - from_max;
+  struct sigaction old {};
+  sigaction(sig, nullptr, &old);
+  if ((old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != nullptr
+                                  : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))
+    Die(std::string(behaviour) + " needs real-time signal SIGRTMAX-" + std::to_string(from_max) +
+        ", which the process already handles");
+  struct sigaction sa {};
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(sig, &sa, nullptr) != 0) Die(std::string("sigaction: ") + std::strerror(errno));
+  return sig;
 }
 
-// One thread that burns CPU for the cpu-thief: jobs of D seconds of its own
-// CPU time, in order.
+// A CLOCK_MONOTONIC timer that sends `sig` with `value` to the calling
+// thread, first at the absolute instant `first`, then every `interval`
+// (0: once).
+timer_t ArmTimer(int sig, void* value, double first, double interval) {
+  sigevent ev{};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = sig;
+  ev.sigev_value.sival_ptr = value;
+  ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  timer_t timer{};
+  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) Die(std::string("timer_create: ") + std::strerror(errno));
+  itimerspec its{};
+  its.it_value = ToTimespec(first);
+  its.it_interval = ToTimespec(interval);
+  if (timer_settime(timer, TIMER_ABSTIME, &its, nullptr) != 0)
+    Die(std::string("timer_settime: ") + std::strerror(errno));
+  return timer;
+}
+
+// cpu-thief: progression that takes the computing core for D of CPU time,
+// starting kStartDelay after the start call.
+//
+// The start call arms a one-shot timer that signals the thread that made
+// it (the computation's master thread), and the handler spins until that
+// thread has used D more CPU time; MPI_Wait and MPI_Test poll for the end.
+// The computation therefore loses exactly D whichever core it runs on. The
+// version before used a SCHED_FIFO thread of the rank for the spinning. In
+// flakiness runs on 2 vCPUs it sometimes ran inside the start call instead
+// of during the computation (a start call of 0.96 ms for D = 1 ms, with both
+// Open MPI's bound ranks and MPICH's unbound ones): the computation was then
+// not slowed and the collective read as not progressed (r_comm 1.00 where
+// 0 is expected).
 class Thief {
  public:
   static constexpr double kStartDelay = 50e-6;
+  static constexpr int kSignalFromMax = 4;  // SIGRTMAX - 4: not used by glibc, Open MPI or MPICH
   struct Job {
     double cpu = 0;
-    double submitted = 0;
+    timer_t timer{};
     std::atomic<bool> done{false};
   };
-  ~Thief() { Stop(); }
+  void Install() { signal_ = InstallHandler(kSignalFromMax, &Thief::Handler, "cpu-thief"); }
+  // Called at the end of the start call, on the thread that made it.
   std::shared_ptr<Job> Submit(double cpu) {
     auto job = std::make_shared<Job>();
     job->cpu = cpu;
-    job->submitted = Now();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      // The thread keeps the rank's own CPU set: with ranks bound (Open
-      // MPI's default) it takes its rank's core; with ranks unbound
-      // (MPICH's), the real-time scheduler puts each rank's thief on a
-      // core of its own, each taking one computation's core. Pinning it to
-      // the CPU the rank ran on at the start call did not work unbound:
-      // two ranks seen on one CPU got both thieves there, and one rank's
-      // start call then waited a whole D behind the other's thief.
-      if (!thread_.joinable()) {
-        thread_ = std::thread([this] { Loop(); });
-        MakeRealtime(thread_, "cpu-thief");
-      }
-      jobs_.push_back(job);
-    }
-    cv_.notify_all();
+    job->timer = ArmTimer(signal_, job.get(), Now() + kStartDelay, 0);
     return job;
   }
-  // Polls, as a library's MPI_Wait does (see SpinUntil).
-  void WaitFor(const std::shared_ptr<Job>& job) {
+  // Polls, as a library's MPI_Wait does (see SpinUntil); the signal
+  // interrupts the polling when the computation was shorter than the delay.
+  static void WaitFor(const std::shared_ptr<Job>& job) {
     while (!Done(job)) {
     }
   }
   static bool Done(const std::shared_ptr<Job>& job) { return job->done.load(std::memory_order_acquire); }
-  void Stop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
+  // After Done: the timer has fired and is no longer needed.
+  static void Release(const std::shared_ptr<Job>& job) { timer_delete(job->timer); }
 
  private:
-  void Loop() {
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-      cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
-      if (stop_) return;
-      std::shared_ptr<Job> job = jobs_.front();
-      lock.unlock();
-      // A real-time thread runs the moment it wakes, which would be inside
-      // the start call; it starts kStartDelay later, when the rank computes.
-      // Asleep, not spinning: a spinning real-time thread would hold the core.
-      SleepUntil(job->submitted + kStartDelay);
-      const double until = ThreadCpu() + job->cpu;
-      while (ThreadCpu() < until) {
-      }
-      job->done.store(true, std::memory_order_release);
-      lock.lock();
-      jobs_.pop_front();
+  // Async-signal-safe: clock_gettime and lock-free atomics only.
+  static void Handler(int, siginfo_t* info, void*) {
+    const int saved = errno;
+    Job* job = static_cast<Job*>(info->si_value.sival_ptr);
+    const double until = ThreadCpu() + job->cpu;
+    while (ThreadCpu() < until) {
     }
+    job->done.store(true, std::memory_order_release);
+    errno = saved;
   }
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::shared_ptr<Job>> jobs_;
-  std::thread thread_;
-  bool stop_ = false;
+  int signal_ = 0;
 };
 
 // passive-impact: the computation loses `share` of every `period`, from
@@ -201,12 +211,7 @@ class Thief {
 //
 // A POSIX timer signals the thread that called MPI_Init (the computation's
 // master thread) at every period boundary of CLOCK_MONOTONIC, and the
-// handler spins on that thread for share x period. The
-// time is taken on the computing thread itself, so the loss is known
-// whatever the scheduler does. An earlier version used a SCHED_FIFO thread
-// spinning beside the computation; the share it took from the computation
-// then depended on where the scheduler put it and on real-time throttling,
-// neither of which the reference can see. The boundaries
+// handler spins on that thread for share x period. The boundaries
 // are the same on all ranks of a host, so the ranks lose the same instants
 // (on cores that share throughput, a rank computing while its neighbour
 // spins would run faster and hide part of the loss).
@@ -220,30 +225,11 @@ class PeriodicSteal {
   void Start(double share, double period) {
     share_ = share;
     period_ = period;
-    const int sig = SIGRTMAX - kSignalFromMax;
-    struct sigaction old {};
-    sigaction(sig, nullptr, &old);
-    if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)
-      Die("passive-impact needs real-time signal SIGRTMAX-" + std::to_string(kSignalFromMax) +
-          ", which the process already handles");
+    const int sig = InstallHandler(kSignalFromMax, &PeriodicSteal::Handler, "passive-impact");
     instance_ = this;
-    struct sigaction sa {};
-    sa.sa_handler = &PeriodicSteal::Handler;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, &sa, nullptr) != 0) Die(std::string("sigaction: ") + std::strerror(errno));
-    sigevent ev{};
-    ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = sig;
-    ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
-    if (timer_create(CLOCK_MONOTONIC, &ev, &timer_) != 0) Die(std::string("timer_create: ") + std::strerror(errno));
     const double first = (std::floor(Now() / period) + 1) * period;
-    itimerspec its{};
-    its.it_value = ToTimespec(first);
-    its.it_interval = ToTimespec(period);
     started_ = Now();
-    if (timer_settime(timer_, TIMER_ABSTIME, &its, nullptr) != 0)
-      Die(std::string("timer_settime: ") + std::strerror(errno));
+    timer_ = ArmTimer(sig, nullptr, first, period);
     armed_ = true;
   }
   // Disarms the timer; returns the seconds it ran and the seconds taken.
@@ -258,14 +244,8 @@ class PeriodicSteal {
   bool armed() const { return armed_; }
 
  private:
-  static timespec ToTimespec(double t) {
-    timespec ts;
-    ts.tv_sec = static_cast<time_t>(t);
-    ts.tv_nsec = static_cast<long>((t - static_cast<double>(ts.tv_sec)) * 1e9);
-    return ts;
-  }
   // Async-signal-safe: clock_gettime and lock-free atomics only.
-  static void Handler(int) {
+  static void Handler(int, siginfo_t*, void*) {
     const int saved = errno;
     PeriodicSteal* self = instance_;
     // share x period from entry (the signal's delivery latency, tens of us
@@ -324,6 +304,7 @@ void AfterInit() {
   Load();
   State& s = S();
   if (s.spec.behaviour == ReferenceBehaviour::kPassiveImpact) s.steal.Start(s.spec.share, s.spec.period);
+  if (s.spec.behaviour == ReferenceBehaviour::kCpuThief) s.thief.Install();
 }
 
 // Ends passive-impact's stealing (before MPI_Finalize: its sockets and
@@ -390,9 +371,10 @@ int Start(MPI_Comm comm, std::uint64_t bytes, std::function<int(MPI_Request*)> r
   p.real = std::move(real);
   p.duration = spec.Duration(bytes);
   p.deadline = Now() + p.duration;
-  if (spec.behaviour == ReferenceBehaviour::kCpuThief) p.job = s.thief.Submit(p.duration);
   const int rc = PMPI_Grequest_start(QueryFn, FreeFn, CancelFn, nullptr, request);
   if (rc != MPI_SUCCESS) return rc;
+  // Last, so that the thief's delay runs from the return to the caller.
+  if (spec.behaviour == ReferenceBehaviour::kCpuThief) p.job = s.thief.Submit(p.duration);
   s.pending[*request] = std::move(p);
   return MPI_SUCCESS;
 }
@@ -408,7 +390,8 @@ int Complete(MPI_Request* request, MPI_Status* status) {
       SpinUntil(Now() + p.duration);
       break;
     case ReferenceBehaviour::kCpuThief:
-      s.thief.WaitFor(p.job);
+      Thief::WaitFor(p.job);
+      Thief::Release(p.job);
       break;
     case ReferenceBehaviour::kSleepingWait:
       SleepUntil(p.deadline);
@@ -435,7 +418,7 @@ bool Ready(const Pending& p) {
     case ReferenceBehaviour::kDeferred:
       return false;  // only MPI_Wait progresses it
     case ReferenceBehaviour::kCpuThief:
-      return S().thief.Done(p.job);
+      return Thief::Done(p.job);
     default:
       return Now() >= p.deadline;
   }
@@ -467,7 +450,6 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int MPI_Finalize(void) {
   StopStealing();
-  S().thief.Stop();
   return PMPI_Finalize();
 }
 
