@@ -467,5 +467,97 @@ TEST(VerdictProjectFiles, EveryRuledCaseHasAPointInARegion) {
   EXPECT_GT(ruled, 0) << "no case is judged by any rule";
 }
 
+// Confirm: the first job fails r_overhead <= 0.8 beyond noise at two
+// points; the second job measures them again.
+struct TwoFailures {
+  Rule rule = MakeRule("progress", {Max(Metric::kOverhead, 0.8)});
+  std::vector<PointResult> first = Grid();
+  Verdict v;
+  TwoFailures() {
+    Find(first, 16e-3, 16e-3)->r_overhead = S(1.09, 0.82, 1.31);
+    Find(first, 4e-3, 16e-3)->r_overhead = S(1.0, 0.9, 1.1);
+    v = Evaluate(first, Ctx(), {rule});
+  }
+};
+
+TEST(VerdictConfirmTest, SecondJobOnTheRightSideUnconfirmsThatPointOnly) {
+  TwoFailures t;
+  ASSERT_EQ(t.v.failures.size(), 2u);
+  ASSERT_FALSE(t.v.pass);
+  std::vector<PointResult> again = Grid();
+  Find(again, 16e-3, 16e-3)->r_overhead = S(0.62, 0.41, 0.77);  // right side: not confirmed
+  Find(again, 4e-3, 16e-3)->r_overhead = S(0.95, 0.85, 1.05);   // still past: confirmed
+  const Verdict c = Confirm(t.v, again);
+  EXPECT_FALSE(c.pass);
+  ASSERT_EQ(c.failures.size(), 1u);
+  EXPECT_EQ(c.failures[0].comm_target, 4e-3);
+  EXPECT_DOUBLE_EQ(c.failures[0].again.median, 0.95);
+  ASSERT_EQ(c.unconfirmed.size(), 1u);
+  EXPECT_EQ(c.unconfirmed[0].comm_target, 16e-3);
+  EXPECT_DOUBLE_EQ(c.unconfirmed[0].measured.median, 1.09);  // the first job's figure is kept
+  EXPECT_DOUBLE_EQ(c.unconfirmed[0].again.median, 0.62);
+  EXPECT_NE(c.unconfirmed[0].Message().find("measured again: 0.620 [0.410, 0.770]"), std::string::npos)
+      << c.unconfirmed[0].Message();
+  EXPECT_NE(c.Summary().find("1 not confirmed by a second job"), std::string::npos) << c.Summary();
+}
+
+TEST(VerdictConfirmTest, PassesWhenNoFailureIsConfirmed) {
+  TwoFailures t;
+  const Verdict c = Confirm(t.v, Grid());  // the second job overlaps everywhere
+  EXPECT_TRUE(c.pass) << c.Summary();
+  EXPECT_TRUE(c.failures.empty());
+  EXPECT_EQ(c.unconfirmed.size(), 2u);
+  EXPECT_EQ(c.Summary().rfind("PASS", 0), 0u) << c.Summary();
+}
+
+TEST(VerdictConfirmTest, MedianPastTheLimitConfirmsEvenWithinNoise) {
+  TwoFailures t;
+  std::vector<PointResult> again = Grid();
+  Find(again, 16e-3, 16e-3)->r_overhead = S(0.85, 0.6, 1.0);  // would be within noise alone
+  Find(again, 4e-3, 16e-3)->r_overhead = S(0.81, 0.5, 1.2);
+  const Verdict c = Confirm(t.v, again);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.failures.size(), 2u);
+  EXPECT_TRUE(c.unconfirmed.empty());
+}
+
+TEST(VerdictConfirmTest, NoSecondMeasurementLeavesTheFailure) {
+  TwoFailures t;
+  std::vector<PointResult> again = Grid();
+  *Find(again, 16e-3, 16e-3) = Invalid(16e-3, 16e-3, "calibration did not converge");
+  again.erase(std::remove_if(again.begin(), again.end(), [](const PointResult& p) { return p.comm_target == 4e-3; }),
+              again.end());
+  const Verdict c = Confirm(t.v, again);
+  EXPECT_FALSE(c.pass);
+  EXPECT_EQ(c.failures.size(), 2u);
+  EXPECT_TRUE(c.unconfirmed.empty());
+  EXPECT_EQ(c.failures[0].again.n, 0);
+}
+
+TEST(VerdictConfirmTest, MinLimitsConfirmBelow) {
+  Rule r = MakeRule("impact-floor", {Min(Metric::kMpiImpact, 0.9)});
+  std::vector<PointResult> first = Grid();
+  Find(first, 1e-3, 1e-3)->r_mpi_impact = S(0.7, 0.6, 0.8);
+  const Verdict v = Evaluate(first, Ctx(), {r});
+  ASSERT_EQ(v.failures.size(), 1u);
+  std::vector<PointResult> again = Grid();
+  Find(again, 1e-3, 1e-3)->r_mpi_impact = S(0.85, 0.8, 0.95);
+  EXPECT_FALSE(Confirm(v, again).pass);
+  Find(again, 1e-3, 1e-3)->r_mpi_impact = S(0.95, 0.9, 1.0);
+  EXPECT_TRUE(Confirm(v, again).pass);
+}
+
+TEST(VerdictConfirmTest, InvalidPointsOfTheFirstJobStillFail) {
+  TwoFailures t;
+  std::vector<PointResult> first = t.first;
+  *Find(first, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "no samples");
+  const Verdict v = Evaluate(first, Ctx(), {t.rule});
+  ASSERT_FALSE(v.invalid.empty());
+  const Verdict c = Confirm(v, Grid());
+  EXPECT_FALSE(c.pass);
+  EXPECT_TRUE(c.failures.empty());
+  EXPECT_EQ(c.invalid, v.invalid);
+}
+
 }  // namespace
 }  // namespace nbcguard

@@ -38,6 +38,9 @@ struct Finding {
   // True when the whole confidence interval is past the limit (a failure);
   // false when only the median is (reported within noise). Message() says so.
   bool beyond_noise = true;
+  // The same point and metric measured again by a second, independent job
+  // (Confirm); n == 0 when there was none.
+  Spread again;
   // "rule 'x' (file:line) at comm=4ms comp=1ms: r_overhead = 1.42 [1.31, 1.55]
   //  > max 1.30 -- no-progression: ..."
   // Ratios with 3 significant digits; within noise adds " (within noise)"
@@ -58,6 +61,9 @@ struct Verdict {
   std::vector<Finding> failures;
   // Median past the limit but the interval reaches back inside it: reported, not failed.
   std::vector<Finding> within_noise;
+  // Exceeded beyond noise in one job, but a second, independent job measured
+  // the point on the right side of the limit (Confirm): reported, not failed.
+  std::vector<Finding> unconfirmed;
   // Invalid points inside a rule's region: the test cannot pass with them.
   std::vector<std::string> invalid;
   std::string Summary() const;  // one line: PASS/FAIL and counts
@@ -74,5 +80,22 @@ struct Verdict {
 // when no pair is checked the verdict fails.
 Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test,
                  const std::vector<Rule>& rules);
+
+// A failed limit confirmed by a second, independent job: the verdict of the
+// first job, with each of its failures looked up at the same point in
+// `again` (the second job's points). A failure stays one when the second
+// job's median is past the same limit too (beyond noise or within it), or
+// when the second job has no valid median there; when its median is on the
+// right side of the limit the failure moves to `unconfirmed`. Each looked-up
+// failure carries the second job's figure in `again`. pass is recomputed as
+// in Evaluate. Within-noise findings and invalid points are kept as they
+// are: only limits exceeded beyond noise are confirmed.
+//
+// Why: the confidence interval of a median is over one job's repetitions,
+// which share that job's state (where the scheduler put the ranks and
+// progress threads, a vCPU's speed phase). Between jobs the medians spread
+// more than one job's interval says, so one job alone sometimes lies beyond
+// a limit that the same library meets in the next job.
+Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again);
 
 }  // namespace nbcguard

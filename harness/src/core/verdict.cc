@@ -94,6 +94,8 @@ std::string Finding::Message() const {
          Ratio(measured.median) + " [" + Ratio(measured.lo) + ", " + Ratio(measured.hi) + "] " +
          (is_max ? "> max " : "< min ") + Ratio(limit);
   if (!beyond_noise) out += " (within noise)";
+  if (again.n > 0)
+    out += "; measured again: " + Ratio(again.median) + " [" + Ratio(again.lo) + ", " + Ratio(again.hi) + "]";
   // Partitioned points have no overlap diagnosis.
   if (at.empty()) out += std::string(" -- ") + ToString(diagnosis) + ": " + Explain(diagnosis);
   return out;
@@ -103,7 +105,8 @@ std::string Verdict::Summary() const {
   const std::string counts = Plural(static_cast<std::size_t>(rules_applied), "rule") + ", " +
                              Plural(static_cast<std::size_t>(points_checked), "point check");
   const std::string noise =
-      within_noise.empty() ? "" : ", " + std::to_string(within_noise.size()) + " within noise";
+      (within_noise.empty() ? "" : ", " + std::to_string(within_noise.size()) + " within noise") +
+      (unconfirmed.empty() ? "" : ", " + std::to_string(unconfirmed.size()) + " not confirmed by a second job");
   if (pass) return "PASS: " + counts + noise;
   if (rules_applied <= 0) return "FAIL: no threshold rule applies to this test";
   std::string reasons;
@@ -114,6 +117,13 @@ std::string Verdict::Summary() const {
   if (reasons.empty()) reasons = "not passed";
   return "FAIL: " + reasons + "; " + counts + noise;
 }
+
+namespace {
+// Nothing exceeded beyond noise, no invalid point, and something checked.
+bool Passes(const Verdict& v) {
+  return v.failures.empty() && v.invalid.empty() && v.rules_applied > 0 && v.points_checked > 0;
+}
+}  // namespace
 
 Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test,
                  const std::vector<Rule>& rules) {
@@ -175,7 +185,27 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
       }
     }
   }
-  v.pass = v.failures.empty() && v.invalid.empty() && v.rules_applied > 0 && v.points_checked > 0;
+  v.pass = Passes(v);
+  return v;
+}
+
+Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again) {
+  Verdict v = first;
+  v.failures.clear();
+  for (Finding f : first.failures) {
+    const PointResult* p = nullptr;
+    for (const PointResult& q : again)
+      if (q.comm_target == f.comm_target && q.comp_target == f.comp_target) p = &q;
+    const Spread* s = p && p->valid ? &SpreadOf(*p, f.metric) : nullptr;
+    if (!s || std::isnan(s->median)) {
+      v.failures.push_back(f);  // nothing to confirm it against: the failure stands
+      continue;
+    }
+    f.again = *s;
+    const bool past = f.is_max ? s->median > f.limit : s->median < f.limit;
+    (past ? v.failures : v.unconfirmed).push_back(f);
+  }
+  v.pass = Passes(v);
   return v;
 }
 

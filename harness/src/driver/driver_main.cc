@@ -436,6 +436,7 @@ struct RunOptions {
   std::string baseline;                  // results of an earlier run to compare with (empty = none)
   std::string clock_sync = "flat";       // passed to the harness: flat | tree
   std::string calibration_cache;         // overrides the configured cache directory; "off": none
+  bool confirm = true;                   // a limit exceeded in one job fails only if a second job agrees
 };
 
 // The deployment as the calibration cache key knows it: everything the
@@ -458,28 +459,45 @@ std::string CacheDeployment(Deployment d, const Deploy& plan, const Config& cfg)
   return out;
 }
 
-int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
-           const RunOptions& ro) {
+// What one job of a case (the harness job, then the r_mpi_impact jobs)
+// measured and concluded.
+struct JobOutcome {
+  int rc = kPass;  // kPass / kFail from the thresholds, else the job's error code
+  Verdict verdict;
+  Reduction red;
+  RunInfo info;
+  json results;
+  fs::path results_path;
+};
+
+// One job of case `c` on `nodes` ranks: writes raw.jsonl, `results_name`
+// and the pictures into `dir`, prints the table and verdict (and the CTest
+// measurements when `measurements`). The case's timeout runs from `started`.
+JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d,
+                      const std::vector<ThresholdSpec>& specs, const RunOptions& ro, const fs::path& dir,
+                      const std::string& results_name, std::chrono::steady_clock::time_point started,
+                      bool measurements) {
+  JobOutcome out;
   Config cfg = base_cfg;
   if (c.reference.active()) {
     if (cfg.reference_library.empty() || !fs::exists(cfg.reference_library)) {
       std::cout << "FAIL " << c.name << ": the case asks for reference behaviour "
                 << ToString(c.reference.behaviour) << " but the reference library is missing ("
                 << (cfg.reference_library.empty() ? "not in " + cfg.path : cfg.reference_library) << ")\n";
-      return kUsage;
+      out.rc = kUsage;
+      return out;
     }
     cfg.harness_env = ToEnvironment(c.reference);
     cfg.harness_env["LD_PRELOAD"] = cfg.reference_library;
   }
-  const std::string out_root = ro.out.empty() ? cfg.results_dir : ro.out;
   Deploy plan = Plan(d, cfg.implementation, c);
   for (const std::string& kv : ro.set_env) plan.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   const std::string id = c.name + " n" + std::to_string(nodes) + " " + ToString(d);
   if (!plan.skip.empty()) {
     std::cout << "SKIP " << id << ": " << plan.skip << "\n";
-    return kSkip;
+    out.rc = kSkip;
+    return out;
   }
-  const fs::path dir = fs::path(out_root) / c.name / ("n" + std::to_string(nodes)) / ToString(d);
   fs::create_directories(dir);
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
@@ -488,7 +506,6 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   fs::remove(reference_log);
   if (c.reference.active()) cfg.harness_env["NBCGUARD_REFERENCE_LOG"] = reference_log.string();
 
-  const auto started = std::chrono::steady_clock::now();
   auto red_conformance_free = [](const RawRun& r) { return RecordsOfType(r, "conformance_failure").empty(); };
   auto left = [&] {
     // Keep 10 s of the case's timeout for reducing and reporting.
@@ -515,7 +532,8 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   RawRun raw = ReadRaw(raw_path.string());
   for (const json* s : RecordsOfType(raw, "skip")) {
     std::cout << "SKIP " << id << ": " << (*s)["reason"].get<std::string>() << "\n";
-    return kSkip;
+    out.rc = kSkip;
+    return out;
   }
   std::string harness_error;
   if (hr.timed_out)
@@ -545,8 +563,9 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   }
   progress.Stop();
   const double impact_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - impact_start).count();
-  const Reduction red = Reduce(raw, nompi);
-  RunInfo info;
+  out.red = Reduce(raw, nompi);
+  const Reduction& red = out.red;
+  RunInfo& info = out.info;
   info.case_name = c.name;
   info.case_file = c.file;
   info.collective = c.collective;
@@ -574,7 +593,7 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
   const LibraryThresholds found = ThresholdsFor(raw, specs);
   info.library_version = found.version_line;
   const ThresholdSpec* spec = found.spec;
-  Verdict v;
+  Verdict& v = out.verdict;
   int rc = kPass;
   if (spec) {
     info.threshold_file = spec->file;
@@ -585,8 +604,9 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
     v.pass = false;
   }
   PrintTable(std::cout, info, red, v);
-  PrintCTestMeasurements(std::cout, red, v);
-  json results = ResultsJson(info, raw, red, v);
+  if (measurements) PrintCTestMeasurements(std::cout, red, v);
+  json& results = out.results;
+  results = ResultsJson(info, raw, red, v);
   if (!nompi_error.empty()) results["no_mpi_error"] = nompi_error;
   if (!harness_error.empty()) results["harness_error"] = harness_error;
   // The tool's own cost (nbcguard cost): the overlap job's phases (rank 0's
@@ -600,30 +620,95 @@ int RunOne(const Config& base_cfg, const CaseSpec& c, int nodes, Deployment d, c
     results["reference_delivered"] = ReadReferenceLog(reference_log);
     PrintReferenceDelivered(std::cout, results["reference_delivered"]);
   }
-  std::ofstream(dir / "results.json") << results.dump(1) << "\n";
-  std::cout << "results: " << (dir / "results.json").string() << "\n";
+  out.results_path = dir / results_name;
+  std::ofstream(out.results_path) << results.dump(1) << "\n";
+  std::cout << "results: " << out.results_path.string() << "\n";
   RenderRunPlots(std::cout, results, dir);  // pictures never change the verdict
-  // Nightly mode: a regression against the baseline fails like a threshold.
-  if (!ro.baseline.empty() &&
-      CheckAgainstBaseline(results, (dir / "results.json").string(), ro.baseline, std::cout) == kFail && rc == kPass)
-    rc = kFail;
 
+  out.rc = rc;
   if (!red.conformance_error.empty()) {
     std::cout << "FAIL " << id << ": conformance failure: " << red.conformance_error << "\n";
-    return kConformance;
-  }
-  if (!harness_error.empty()) {
+    out.rc = kConformance;
+  } else if (!harness_error.empty()) {
     std::cout << "FAIL " << id << ": " << harness_error << "\n";
-    return kHarnessFailed;
-  }
-  if (!spec) {
+    out.rc = kHarnessFailed;
+  } else if (!spec) {
     std::cout << "FAIL " << id << ": " << NoThresholdsMessage(cfg.thresholds_dir, found) << "\n";
-    return kUsage;
-  }
-  if (!nompi_error.empty()) {
+    out.rc = kUsage;
+  } else if (!nompi_error.empty()) {
     std::cout << "FAIL " << id << ": " << nompi_error << "\n";
-    return kHarnessFailed;
+    out.rc = kHarnessFailed;
   }
+  return out;
+}
+
+// The case restricted to the grid points of `failures` (their comm times x
+// their comp times, in the case's order).
+CaseSpec FailingPoints(const CaseSpec& c, const std::vector<Finding>& failures) {
+  CaseSpec again = c;
+  auto keep = [&](std::vector<double>* times, double Finding::*member) {
+    times->erase(std::remove_if(times->begin(), times->end(),
+                                [&](double t) {
+                                  return std::none_of(failures.begin(), failures.end(),
+                                                      [&](const Finding& f) { return f.*member == t; });
+                                }),
+                 times->end());
+  };
+  keep(&again.comm_times, &Finding::comm_target);
+  keep(&again.comp_times, &Finding::comp_target);
+  return again;
+}
+
+// A case on `nodes` ranks with deployment `d`: one job, and when it exceeds
+// a limit beyond noise, a second, independent job of the failing points
+// (RunOptions::confirm; see Confirm in verdict.h). The first job's
+// results.json holds the final verdict and where the second job's results
+// are (confirm/confirmation.json: not a results.json, so that summaries and
+// envelopes see one result per test).
+int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const std::vector<ThresholdSpec>& specs,
+           const RunOptions& ro) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string out_root = ro.out.empty() ? cfg.results_dir : ro.out;
+  const fs::path dir = fs::path(out_root) / c.name / ("n" + std::to_string(nodes)) / ToString(d);
+  fs::remove_all(dir / "confirm");
+  JobOutcome first = MeasureJob(cfg, c, nodes, d, specs, ro, dir, "results.json", started, true);
+  int rc = first.rc;
+  if (rc == kFail && ro.confirm && !first.verdict.failures.empty() && first.verdict.invalid.empty()) {
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const CaseSpec again = FailingPoints(c, first.verdict.failures);
+    std::cout << "\nconfirmation: " << first.verdict.failures.size()
+              << " limit(s) exceeded beyond noise; a failure must be seen by two independent jobs, so the "
+              << again.comm_times.size() * again.comp_times.size() << " point(s) concerned are measured again\n";
+    Verdict final_verdict = first.verdict;
+    json confirmation = {{"points", again.comm_times.size() * again.comp_times.size()}};
+    // The second job measures fewer points; it gets at most what the first took.
+    if (c.timeout - 10 - spent < 0.5 * spent) {
+      std::cout << "confirmation: not enough of the case's timeout left (" << FormatDuration(c.timeout - spent)
+                << "): the failures stand\n";
+      confirmation["error"] = "not enough of the case's timeout left";
+    } else {
+      JobOutcome second =
+          MeasureJob(cfg, again, nodes, d, specs, ro, dir / "confirm", "confirmation.json", started, false);
+      final_verdict = Confirm(first.verdict, second.red.points);
+      confirmation["results"] = second.results_path.string();
+      if (second.rc != kPass && second.rc != kFail) confirmation["error"] = "the second job failed (exit " +
+                                                                           std::to_string(second.rc) + ")";
+    }
+    std::cout << "\nconfirmation of the first job's failures by the second:\n";
+    for (const Finding& f : final_verdict.unconfirmed) std::cout << "  not confirmed: " << f.Message() << "\n";
+    for (const Finding& f : final_verdict.failures) std::cout << "  FAIL (confirmed) " << f.Message() << "\n";
+    std::cout << "verdict after confirmation: " << final_verdict.Summary() << "\n";
+    std::cout << "<DartMeasurement type=\"numeric/double\" name=\"limits not confirmed\">"
+              << final_verdict.unconfirmed.size() << "</DartMeasurement>\n";
+    first.results["verdict"] = VerdictJson(final_verdict, first.info.threshold_file);
+    first.results["confirmation"] = confirmation;
+    std::ofstream(first.results_path) << first.results.dump(1) << "\n";
+    rc = final_verdict.pass ? kPass : kFail;
+  }
+  // Nightly mode: a regression against the baseline fails like a threshold.
+  if ((rc == kPass || rc == kFail) && !ro.baseline.empty() &&
+      CheckAgainstBaseline(first.results, first.results_path.string(), ro.baseline, std::cout) == kFail)
+    rc = kFail;
   return rc;
 }
 
@@ -933,6 +1018,10 @@ int main(int argc, char** argv) {
   run->add_option("--calibration-cache", ro.calibration_cache,
                   "directory of calibrated sizes reused by later runs of the same configuration (default: the "
                   "build's NBCGUARD_CALIBRATION_CACHE); off: calibrate from scratch, read and write nothing");
+  bool no_confirm = false;
+  run->add_flag("--no-confirm", no_confirm,
+                "judge each test on one job: do not measure again the points whose limits the first job "
+                "exceeded beyond noise (by default a second, independent job must agree before a limit fails)");
   run->add_option("--config", config_path);
 
   auto* clock = app.add_subcommand("clock-check", "inject a clock offset and drift on rank 1 (or every rank) and "
@@ -1061,6 +1150,7 @@ int main(int argc, char** argv) {
   }
   if (*list) return List(cfg, format);
   if (*run) {
+    ro.confirm = !no_confirm;
     // Worst outcome over the cases; SKIP only when every case skipped.
     int worst = kSkip;
     for (const std::string& f : case_files) {

@@ -187,17 +187,6 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
     jp["diagnosis"] = ToString(p.diagnosis);
     points.push_back(jp);
   }
-  auto findings = [](const std::vector<Finding>& fs) {
-    json a = json::array();
-    for (const Finding& f : fs)
-      a.push_back({{"rule", f.rule}, {"comm_target", f.comm_target}, {"comp_target", f.comp_target},
-                   {"metric", MetricName(f.metric)}, {"measured", SpreadJson(f.measured)},
-                   {"limit", f.limit}, {"kind", f.is_max ? "max" : "min"},
-                   {"diagnosis", ToString(f.diagnosis)}, {"message", f.Message()}});
-    return a;
-  };
-  json checked = json::array();  // the points the thresholds judged: [comm_target, comp_target]
-  for (const auto& [comm, comp] : v.checked) checked.push_back({comm, comp});
   json env = raw.context.is_object() ? raw.context : json::object();
   env.erase("type");
   return {
@@ -220,11 +209,28 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       {"points", points},
       {"samples", red.samples},
       {"conformance_error", red.conformance_error},
-      {"verdict", {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", info.threshold_file},
-                   {"checked", checked},
-                   {"failures", findings(v.failures)}, {"within_noise", findings(v.within_noise)},
-                   {"invalid", v.invalid}}},
+      {"verdict", VerdictJson(v, info.threshold_file)},
   };
+}
+
+json VerdictJson(const Verdict& v, const std::string& threshold_file) {
+  auto findings = [](const std::vector<Finding>& fs) {
+    json a = json::array();
+    for (const Finding& f : fs) {
+      json j = {{"rule", f.rule}, {"comm_target", f.comm_target}, {"comp_target", f.comp_target},
+                {"metric", MetricName(f.metric)}, {"measured", SpreadJson(f.measured)},
+                {"limit", f.limit}, {"kind", f.is_max ? "max" : "min"},
+                {"diagnosis", ToString(f.diagnosis)}, {"message", f.Message()}};
+      if (f.again.n > 0) j["measured_again"] = SpreadJson(f.again);
+      a.push_back(j);
+    }
+    return a;
+  };
+  json checked = json::array();  // the points the thresholds judged: [comm_target, comp_target]
+  for (const auto& [comm, comp] : v.checked) checked.push_back({comm, comp});
+  return {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", threshold_file},
+          {"checked", checked}, {"failures", findings(v.failures)}, {"within_noise", findings(v.within_noise)},
+          {"not_confirmed", findings(v.unconfirmed)}, {"invalid", v.invalid}};
 }
 
 void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdict& v) {

@@ -30,6 +30,11 @@ struct RunInfo {
 
 void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v);
 
+// results.json "verdict": pass, summary, the threshold file, the points
+// checked and every finding (failures, within noise, not confirmed by a
+// second job, each with its message) and invalid point.
+nlohmann::json VerdictJson(const Verdict& v, const std::string& threshold_file);
+
 nlohmann::json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red,
                            const Verdict& v);
 
