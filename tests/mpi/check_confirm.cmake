@@ -17,7 +17,7 @@ if(NOT rc EQUAL 1)
 endif()
 foreach(expected "confirmation: 2 limit\\(s\\) exceeded beyond noise; a failure must be seen by two independent jobs, so the 2 point\\(s\\) concerned are measured again"
                  "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap' .* at comm=1ms comp=2ms: r_overhead = [0-9.]+ \\[[0-9.]+, [0-9.]+\\] > max 0.500; measured again: "
-                 "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap' .* at comm=1ms comp=4ms"
+                 "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap' .* at comm=2ms comp=2ms"
                  "verdict after confirmation: FAIL: 2 limit\\(s\\) exceeded beyond noise"
                  "<DartMeasurement type=\"numeric/double\" name=\"limits not confirmed\">0</DartMeasurement>")
   if(NOT out MATCHES "${expected}")
