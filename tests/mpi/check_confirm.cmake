@@ -1,8 +1,8 @@
 # A limit exceeded beyond noise fails only when a second, independent job
 # of the failing points agrees (README, "Writing a threshold file"). The
 # reference behaviour deferred exceeds r_overhead <= 0.5 in every job, so:
-#  - by default the first job fails, the second measures both points again,
-#    both failures are confirmed, the test exits 1, and results.json holds
+#  - by default the first job fails, the second measures the failing points
+#    again, every failure is confirmed, the test exits 1, results.json holds
 #    the final verdict with each failure's second figure and where the
 #    second job's results are;
 #  - with --no-confirm the first job decides alone: exit 1, no second job.
@@ -15,10 +15,21 @@ message("${out}")
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "expected exit 1 (confirmed limit failures), got ${rc}:\n${err}")
 endif()
-foreach(expected "confirmation: 2 limit\\(s\\) exceeded beyond noise; a failure must be seen by two independent jobs, so the 2 point\\(s\\) concerned are measured again"
-                 "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap' .* at comm=1ms comp=2ms: r_overhead = [0-9.]+ \\[[0-9.]+, [0-9.]+\\] > max 0.500; measured again: "
-                 "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap' .* at comm=2ms comp=2ms"
-                 "verdict after confirmation: FAIL: 2 limit\\(s\\) exceeded beyond noise"
+# The first job's failures beyond noise: usually both points, but a slow
+# phase of the VM can leave one within noise (1.03 [0.44, 1.23] once), and
+# only failures beyond noise are confirmed.
+if(NOT out MATCHES "confirmation: ([12]) limit\\(s\\) exceeded beyond noise; a failure must be seen by two independent jobs, so the [12] point\\(s\\) concerned are measured again")
+  message(FATAL_ERROR "no confirmation line: the first job's failures were not measured again")
+endif()
+set(n ${CMAKE_MATCH_1})
+# (";" would split the matches as a CMake list)
+string(REPLACE ";" "," lines "${out}")
+string(REGEX MATCHALL "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap' [^\n]* at comm=[12]ms comp=2ms: r_overhead = [0-9.]+ \\[[0-9.]+, [0-9.]+\\] > max 0.500, measured again: " confirmed "${lines}")
+list(LENGTH confirmed nconfirmed)
+if(NOT nconfirmed EQUAL n)
+  message(FATAL_ERROR "${n} failure(s) in the first job, ${nconfirmed} line(s) 'FAIL (confirmed) ... measured again'")
+endif()
+foreach(expected "verdict after confirmation: FAIL: ${n} limit\\(s\\) exceeded beyond noise"
                  "<DartMeasurement type=\"numeric/double\" name=\"limits not confirmed\">0</DartMeasurement>")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "no line matching '${expected}' in the output")
@@ -29,10 +40,11 @@ file(READ "${dir}/results.json" json)
 string(JSON pass GET "${json}" verdict pass)
 string(JSON nfail LENGTH "${json}" verdict failures)
 string(JSON nnot LENGTH "${json}" verdict not_confirmed)
-if(pass OR NOT nfail EQUAL 2 OR NOT nnot EQUAL 0)
-  message(FATAL_ERROR "results.json verdict: pass ${pass}, ${nfail} failures, ${nnot} not confirmed; expected false, 2, 0")
+if(pass OR NOT nfail EQUAL n OR NOT nnot EQUAL 0)
+  message(FATAL_ERROR "results.json verdict: pass ${pass}, ${nfail} failures, ${nnot} not confirmed; expected false, ${n}, 0")
 endif()
-foreach(i 0 1)
+math(EXPR last "${n} - 1")
+foreach(i RANGE ${last})
   string(JSON again GET "${json}" verdict failures ${i} measured_again median)
   if(NOT again GREATER 0.5)
     message(FATAL_ERROR "failure ${i}: measured again ${again}, expected past the limit 0.5 (deferred: 1)")
