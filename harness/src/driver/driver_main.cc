@@ -681,7 +681,8 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
               << again.comm_times.size() * again.comp_times.size() << " point(s) concerned are measured again\n";
     Verdict final_verdict = first.verdict;
     json confirmation = {{"points", again.comm_times.size() * again.comp_times.size()}};
-    // The second job measures fewer points; it gets at most what the first took.
+    // Only when at least half of what the first job took is left: the second
+    // measures no more points, and it stops at the case timeout whatever it has.
     if (c.timeout - 10 - spent < 0.5 * spent) {
       std::cout << "confirmation: not enough of the case's timeout left (" << FormatDuration(c.timeout - spent)
                 << "): the failures stand\n";
