@@ -5,14 +5,31 @@
 # run and the spread of every point's r_overhead median across runs.
 #   bash tools/flakiness.sh [N] [OUT]     (default 20, build/flakiness)
 # Build both presets first (cmake --workflow --preset <p>, or tools/test.sh).
+# A series can be resumed: a run whose directory holds its exit code is kept
+# and skipped, so rerunning the same command after an interruption goes on
+# where it stopped. The series' commit is recorded in OUT/commit, and a
+# resume is refused if anything but README.md or this script has changed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20}
 out=${2:-build/flakiness}
 mkdir -p "$out"
+# Only what is measured must stay unchanged: notes in README.md or this
+# script may be committed while a series runs.
+if [ -f "$out/commit" ]; then
+  was=$(cat "$out/commit")
+  if ! git diff --quiet "$was" -- . ':!README.md' ':!tools/flakiness.sh'; then
+    echo "flakiness: $out was measured on $was and the tree has changed since;" \
+         "a series must run on one build (choose another OUT)" >&2
+    exit 2
+  fi
+else
+  git rev-parse HEAD > "$out/commit"
+fi
 for ((i = 1; i <= n; i++)); do
   for preset in ${NBCGUARD_PRESETS:-openmpi mpich}; do
     dir="$out/$preset/run$i"
+    [ -f "$dir/exit" ] && continue
     rm -rf "$dir" "build/$preset/results" "build/$preset/mpi-tests"
     mkdir -p "$dir"
     start=$(date +%s)
@@ -22,6 +39,7 @@ for ((i = 1; i <= n; i++)); do
     grep -E '\*\*\*Failed|\*\*\*Timeout' "$dir/ctest.log" | sed 's/^/    /' | tee -a "$out/summary.txt"
     cp -r "build/$preset/results" "$dir/results" 2>/dev/null
     cp -r "build/$preset/mpi-tests" "$dir/mpi-tests" 2>/dev/null
+    echo "$rc" > "$dir/exit"
   done
 done
 driver=build/mpich/harness/nbcguard
