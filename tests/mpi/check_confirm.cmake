@@ -18,7 +18,7 @@ endif()
 # The first job's failures beyond noise: usually both points, but a slow
 # phase of the VM can leave one within noise (1.03 [0.44, 1.23] once), and
 # only failures beyond noise are confirmed.
-if(NOT out MATCHES "confirmation: ([12]) limit\\(s\\) exceeded beyond noise; a failure must be seen by two independent jobs, so the [12] point\\(s\\) concerned are measured again")
+if(NOT out MATCHES "confirmation: ([12]) limit\\(s\\) exceeded beyond noise, 0 invalid point\\(s\\); a failure must be seen by two independent jobs, so the [12] point\\(s\\) concerned are measured again")
   message(FATAL_ERROR "no confirmation line: the first job's failures were not measured again")
 endif()
 set(n ${CMAKE_MATCH_1})

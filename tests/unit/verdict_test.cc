@@ -487,7 +487,7 @@ TEST(VerdictConfirmTest, SecondJobOnTheRightSideUnconfirmsThatPointOnly) {
   std::vector<PointResult> again = Grid();
   Find(again, 16e-3, 16e-3)->r_overhead = S(0.62, 0.41, 0.77);  // right side: not confirmed
   Find(again, 4e-3, 16e-3)->r_overhead = S(0.95, 0.85, 1.05);   // still past: confirmed
-  const Verdict c = Confirm(t.v, again);
+  const Verdict c = Confirm(t.v, again, Ctx(), {t.rule});
   EXPECT_FALSE(c.pass);
   ASSERT_EQ(c.failures.size(), 1u);
   EXPECT_EQ(c.failures[0].comm_target, 4e-3);
@@ -503,7 +503,7 @@ TEST(VerdictConfirmTest, SecondJobOnTheRightSideUnconfirmsThatPointOnly) {
 
 TEST(VerdictConfirmTest, PassesWhenNoFailureIsConfirmed) {
   TwoFailures t;
-  const Verdict c = Confirm(t.v, Grid());  // the second job overlaps everywhere
+  const Verdict c = Confirm(t.v, Grid(), Ctx(), {t.rule});  // the second job overlaps everywhere
   EXPECT_TRUE(c.pass) << c.Summary();
   EXPECT_TRUE(c.failures.empty());
   EXPECT_EQ(c.unconfirmed.size(), 2u);
@@ -515,7 +515,7 @@ TEST(VerdictConfirmTest, MedianPastTheLimitConfirmsEvenWithinNoise) {
   std::vector<PointResult> again = Grid();
   Find(again, 16e-3, 16e-3)->r_overhead = S(0.85, 0.6, 1.0);  // would be within noise alone
   Find(again, 4e-3, 16e-3)->r_overhead = S(0.81, 0.5, 1.2);
-  const Verdict c = Confirm(t.v, again);
+  const Verdict c = Confirm(t.v, again, Ctx(), {t.rule});
   EXPECT_FALSE(c.pass);
   EXPECT_EQ(c.failures.size(), 2u);
   EXPECT_TRUE(c.unconfirmed.empty());
@@ -527,7 +527,7 @@ TEST(VerdictConfirmTest, NoSecondMeasurementLeavesTheFailure) {
   *Find(again, 16e-3, 16e-3) = Invalid(16e-3, 16e-3, "calibration did not converge");
   again.erase(std::remove_if(again.begin(), again.end(), [](const PointResult& p) { return p.comm_target == 4e-3; }),
               again.end());
-  const Verdict c = Confirm(t.v, again);
+  const Verdict c = Confirm(t.v, again, Ctx(), {t.rule});
   EXPECT_FALSE(c.pass);
   EXPECT_EQ(c.failures.size(), 2u);
   EXPECT_TRUE(c.unconfirmed.empty());
@@ -542,21 +542,80 @@ TEST(VerdictConfirmTest, MinLimitsConfirmBelow) {
   ASSERT_EQ(v.failures.size(), 1u);
   std::vector<PointResult> again = Grid();
   Find(again, 1e-3, 1e-3)->r_mpi_impact = S(0.85, 0.8, 0.95);
-  EXPECT_FALSE(Confirm(v, again).pass);
+  EXPECT_FALSE(Confirm(v, again, Ctx(), {r}).pass);
   Find(again, 1e-3, 1e-3)->r_mpi_impact = S(0.95, 0.9, 1.0);
-  EXPECT_TRUE(Confirm(v, again).pass);
+  EXPECT_TRUE(Confirm(v, again, Ctx(), {r}).pass);
 }
 
-TEST(VerdictConfirmTest, InvalidPointsOfTheFirstJobStillFail) {
+// A point the first job could not measure (here also failing a limit at
+// two others) is measured by the second job.
+struct InvalidInFirstJob {
   TwoFailures t;
-  std::vector<PointResult> first = t.first;
-  *Find(first, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "no samples");
-  const Verdict v = Evaluate(first, Ctx(), {t.rule});
-  ASSERT_FALSE(v.invalid.empty());
-  const Verdict c = Confirm(v, Grid());
+  Verdict v;
+  InvalidInFirstJob() {
+    std::vector<PointResult> first = t.first;
+    *Find(first, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "calibration: the time jumps from 266us to 581us");
+    v = Evaluate(first, Ctx(), {t.rule});
+  }
+};
+
+TEST(VerdictConfirmTest, InvalidInBothJobsStillFails) {
+  InvalidInFirstJob j;
+  ASSERT_EQ(j.v.invalid.size(), 1u);
+  ASSERT_EQ(j.v.invalid_at.size(), 1u);
+  EXPECT_EQ(j.v.invalid_at[0], std::make_pair(1e-3, 1e-3));
+  std::vector<PointResult> again = Grid();
+  *Find(again, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "calibration did not converge");
+  const Verdict c = Confirm(j.v, again, Ctx(), {j.t.rule});
   EXPECT_FALSE(c.pass);
-  EXPECT_TRUE(c.failures.empty());
-  EXPECT_EQ(c.invalid, v.invalid);
+  EXPECT_TRUE(c.failures.empty());  // the two limits were not confirmed
+  EXPECT_EQ(c.invalid, j.v.invalid);
+  EXPECT_TRUE(c.remeasured.empty());
+  // No second measurement of it at all: the same.
+  again.erase(std::remove_if(again.begin(), again.end(), [](const PointResult& p) { return p.comm_target == 1e-3; }),
+              again.end());
+  EXPECT_EQ(Confirm(j.v, again, Ctx(), {j.t.rule}).invalid, j.v.invalid);
+}
+
+TEST(VerdictConfirmTest, InvalidInTheFirstJobIsJudgedOnTheSecond) {
+  InvalidInFirstJob j;
+  const int checked = j.v.points_checked;
+  const Verdict c = Confirm(j.v, Grid(), Ctx(), {j.t.rule});  // valid and overlapping everywhere
+  EXPECT_TRUE(c.pass) << c.Summary();
+  EXPECT_TRUE(c.invalid.empty());
+  EXPECT_TRUE(c.invalid_at.empty());
+  ASSERT_EQ(c.remeasured.size(), 1u);
+  EXPECT_NE(c.remeasured[0].find("266us to 581us"), std::string::npos) << c.remeasured[0];
+  EXPECT_NE(c.remeasured[0].find("measured by a second job: within every limit"), std::string::npos)
+      << c.remeasured[0];
+  EXPECT_EQ(c.points_checked, checked + 1);
+  EXPECT_NE(std::find(c.checked.begin(), c.checked.end(), std::make_pair(1e-3, 1e-3)), c.checked.end());
+  EXPECT_NE(c.Summary().find("1 invalid measured by a second job"), std::string::npos) << c.Summary();
+}
+
+TEST(VerdictConfirmTest, InvalidInTheFirstJobFailsOnTheSecondsFigures) {
+  InvalidInFirstJob j;
+  std::vector<PointResult> again = Grid();
+  Find(again, 1e-3, 1e-3)->r_overhead = S(0.95, 0.9, 1.0);    // past 0.8 beyond noise
+  Find(again, 16e-3, 16e-3)->r_overhead = S(0.85, 0.7, 0.9);  // past within noise: the first failure stands
+  const Verdict c = Confirm(j.v, again, Ctx(), {j.t.rule});
+  EXPECT_FALSE(c.pass);
+  EXPECT_TRUE(c.invalid.empty());
+  ASSERT_EQ(c.failures.size(), 2u);
+  EXPECT_EQ(c.failures[0].comm_target, 16e-3);  // the confirmed one
+  EXPECT_EQ(c.failures[1].comm_target, 1e-3);   // the second job's own finding
+  EXPECT_DOUBLE_EQ(c.failures[1].measured.median, 0.95);
+  ASSERT_EQ(c.remeasured.size(), 1u);
+  EXPECT_NE(c.remeasured[0].find("r_overhead = 0.950"), std::string::npos) << c.remeasured[0];
+  // Within noise in the second job: reported, and the test passes if
+  // nothing else fails.
+  Find(again, 1e-3, 1e-3)->r_overhead = S(0.85, 0.7, 1.0);
+  Find(again, 16e-3, 16e-3)->r_overhead = S(0.5, 0.4, 0.6);
+  Find(again, 4e-3, 16e-3)->r_overhead = S(0.5, 0.4, 0.6);
+  const Verdict d = Confirm(j.v, again, Ctx(), {j.t.rule});
+  EXPECT_TRUE(d.pass) << d.Summary();
+  ASSERT_EQ(d.within_noise.size(), 1u);
+  EXPECT_EQ(d.within_noise[0].comm_target, 1e-3);
 }
 
 }  // namespace

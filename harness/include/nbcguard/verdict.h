@@ -66,6 +66,13 @@ struct Verdict {
   std::vector<Finding> unconfirmed;
   // Invalid points inside a rule's region: the test cannot pass with them.
   std::vector<std::string> invalid;
+  // Where each line of `invalid` is (comm_target, comp_target), in the same
+  // order; filled by Evaluate for overlap points only.
+  std::vector<std::pair<double, double>> invalid_at;
+  // Points invalid in the first job that a second, independent job measured
+  // (Confirm): the first job's INVALID line, then what the second job found.
+  // The rules were applied to the second job's figures there.
+  std::vector<std::string> remeasured;
   std::string Summary() const;  // one line: PASS/FAIL and counts
 };
 
@@ -87,15 +94,27 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
 // job's median is past the same limit too (beyond noise or within it), or
 // when the second job has no valid median there; when its median is on the
 // right side of the limit the failure moves to `unconfirmed`. Each looked-up
-// failure carries the second job's figure in `again`. pass is recomputed as
-// in Evaluate. Within-noise findings and invalid points are kept as they
-// are: only limits exceeded beyond noise are confirmed.
+// failure carries the second job's figure in `again`. Within-noise findings
+// are kept as they are: only limits exceeded beyond noise are confirmed.
+//
+// A point the first job could not measure (invalid: a calibration that did
+// not converge, no samples) is judged on the second job's measurement of it
+// when that one is valid: `rules` are applied to it for `test` as Evaluate
+// does, its failures and within-noise findings join the verdict's (they are
+// not confirmed again: only one job measured that point), and the first
+// job's INVALID lines move to `remeasured`. When the second job cannot
+// measure it either, the point stays invalid. pass is recomputed as in
+// Evaluate.
 //
 // Why: the confidence interval of a median is over one job's repetitions,
 // which share that job's state (where the scheduler put the ranks and
-// progress threads, a vCPU's speed phase). Between jobs the medians spread
-// more than one job's interval says, so one job alone sometimes lies beyond
-// a limit that the same library meets in the next job.
-Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again);
+// progress threads, a vCPU's speed phase, where the buffers landed). Between
+// jobs the medians spread more than one job's interval says, so one job
+// alone sometimes lies beyond a limit that the same library meets in the
+// next job; and a calibration target can fall, in one job only, on a step
+// of the cost (MPICH's ialltoall on this VM once took 250 us below a size
+// and 580 us above it, for a target of 500 us, where other jobs found it).
+Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, const TestContext& test,
+                const std::vector<Rule>& rules);
 
 }  // namespace nbcguard

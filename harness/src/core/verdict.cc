@@ -106,7 +106,8 @@ std::string Verdict::Summary() const {
                              Plural(static_cast<std::size_t>(points_checked), "point check");
   const std::string noise =
       (within_noise.empty() ? "" : ", " + std::to_string(within_noise.size()) + " within noise") +
-      (unconfirmed.empty() ? "" : ", " + std::to_string(unconfirmed.size()) + " not confirmed by a second job");
+      (unconfirmed.empty() ? "" : ", " + std::to_string(unconfirmed.size()) + " not confirmed by a second job") +
+      (remeasured.empty() ? "" : ", " + std::to_string(remeasured.size()) + " invalid measured by a second job");
   if (pass) return "PASS: " + counts + noise;
   if (rules_applied <= 0) return "FAIL: no threshold rule applies to this test";
   std::string reasons;
@@ -135,6 +136,7 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
       if (!rule.region.Contains(p.comm_target, p.comp_target)) continue;
       if (!p.valid) {
         v.invalid.push_back(InvalidLine(p, p.invalid_reason, rule));
+        v.invalid_at.emplace_back(p.comm_target, p.comp_target);
         continue;
       }
       ++v.points_checked;
@@ -182,6 +184,7 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
         std::string names;
         for (Metric m : unmeasured) names += (names.empty() ? "" : ", ") + std::string(MetricName(m));
         v.invalid.push_back(InvalidLine(p, "no measured " + names, rule));
+        v.invalid_at.emplace_back(p.comm_target, p.comp_target);
       }
     }
   }
@@ -189,13 +192,18 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
   return v;
 }
 
-Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again) {
+Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, const TestContext& test,
+                const std::vector<Rule>& rules) {
+  auto find = [&](double comm, double comp) -> const PointResult* {
+    const PointResult* p = nullptr;
+    for (const PointResult& q : again)
+      if (q.comm_target == comm && q.comp_target == comp) p = &q;
+    return p;
+  };
   Verdict v = first;
   v.failures.clear();
   for (Finding f : first.failures) {
-    const PointResult* p = nullptr;
-    for (const PointResult& q : again)
-      if (q.comm_target == f.comm_target && q.comp_target == f.comp_target) p = &q;
+    const PointResult* p = find(f.comm_target, f.comp_target);
     const Spread* s = p && p->valid ? &SpreadOf(*p, f.metric) : nullptr;
     if (!s || std::isnan(s->median)) {
       v.failures.push_back(f);  // nothing to confirm it against: the failure stands
@@ -204,6 +212,40 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again) {
     f.again = *s;
     const bool past = f.is_max ? s->median > f.limit : s->median < f.limit;
     (past ? v.failures : v.unconfirmed).push_back(f);
+  }
+  // Invalid points: judged on the second job's measurement where it has one.
+  if (first.invalid_at.size() == first.invalid.size()) {
+    v.invalid.clear();
+    v.invalid_at.clear();
+    std::vector<std::pair<double, double>> judged;  // points already replaced
+    for (std::size_t i = 0; i < first.invalid.size(); ++i) {
+      const auto [comm, comp] = first.invalid_at[i];
+      const bool done = std::find(judged.begin(), judged.end(), first.invalid_at[i]) != judged.end();
+      const PointResult* p = done ? nullptr : find(comm, comp);
+      Verdict second;
+      if (p && p->valid) second = Evaluate({*p}, test, rules);
+      if (!done && !(p && p->valid && second.invalid.empty() && second.points_checked > 0)) {
+        v.invalid.push_back(first.invalid[i]);  // the second job could not measure it either
+        v.invalid_at.push_back(first.invalid_at[i]);
+        continue;
+      }
+      v.remeasured.push_back(first.invalid[i]);
+      if (done) continue;
+      judged.push_back(first.invalid_at[i]);
+      v.points_checked += second.points_checked;
+      if (std::find(v.checked.begin(), v.checked.end(), first.invalid_at[i]) == v.checked.end())
+        v.checked.push_back(first.invalid_at[i]);
+      std::string found;
+      for (const Finding& f : second.failures) {
+        v.failures.push_back(f);
+        found += "; " + f.Message();
+      }
+      for (const Finding& f : second.within_noise) {
+        v.within_noise.push_back(f);
+        found += "; " + f.Message();
+      }
+      v.remeasured.back() += " -> measured by a second job" + (found.empty() ? ": within every limit" : found);
+    }
   }
   v.pass = Passes(v);
   return v;

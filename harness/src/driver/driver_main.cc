@@ -468,6 +468,7 @@ struct JobOutcome {
   RunInfo info;
   json results;
   fs::path results_path;
+  const ThresholdSpec* spec = nullptr;  // the library's thresholds (in `specs`), when found
 };
 
 // One job of case `c` on `nodes` ranks: writes raw.jsonl, `results_name`
@@ -593,6 +594,7 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
   const LibraryThresholds found = ThresholdsFor(raw, specs);
   info.library_version = found.version_line;
   const ThresholdSpec* spec = found.spec;
+  out.spec = spec;
   Verdict& v = out.verdict;
   int rc = kPass;
   if (spec) {
@@ -642,26 +644,27 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
   return out;
 }
 
-// The case restricted to the grid points of `failures` (their comm times x
-// their comp times, in the case's order).
-CaseSpec FailingPoints(const CaseSpec& c, const std::vector<Finding>& failures) {
+// The case restricted to the grid points `at` (their comm times x their
+// comp times, in the case's order).
+CaseSpec RestrictedTo(const CaseSpec& c, const std::vector<std::pair<double, double>>& at) {
   CaseSpec again = c;
-  auto keep = [&](std::vector<double>* times, double Finding::*member) {
+  auto keep = [&](std::vector<double>* times, double std::pair<double, double>::*member) {
     times->erase(std::remove_if(times->begin(), times->end(),
                                 [&](double t) {
-                                  return std::none_of(failures.begin(), failures.end(),
-                                                      [&](const Finding& f) { return f.*member == t; });
+                                  return std::none_of(at.begin(), at.end(),
+                                                      [&](const auto& p) { return p.*member == t; });
                                 }),
                  times->end());
   };
-  keep(&again.comm_times, &Finding::comm_target);
-  keep(&again.comp_times, &Finding::comp_target);
+  keep(&again.comm_times, &std::pair<double, double>::first);
+  keep(&again.comp_times, &std::pair<double, double>::second);
   return again;
 }
 
 // A case on `nodes` ranks with deployment `d`: one job, and when it exceeds
 // a limit beyond noise, a second, independent job of the failing points
-// (RunOptions::confirm; see Confirm in verdict.h). The first job's
+// (RunOptions::confirm; see Confirm in verdict.h), which also measures the
+// points the first job could not (invalid ones). The first job's
 // results.json holds the final verdict and where the second job's results
 // are (confirm/confirmation.json: not a results.json, so that summaries and
 // envelopes see one result per test).
@@ -673,11 +676,15 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   fs::remove_all(dir / "confirm");
   JobOutcome first = MeasureJob(cfg, c, nodes, d, specs, ro, dir, "results.json", started, true);
   int rc = first.rc;
-  if (rc == kFail && ro.confirm && !first.verdict.failures.empty() && first.verdict.invalid.empty()) {
+  const Verdict& fv = first.verdict;
+  if (rc == kFail && ro.confirm && (!fv.failures.empty() || !fv.invalid.empty()) &&
+      fv.invalid_at.size() == fv.invalid.size()) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const CaseSpec again = FailingPoints(c, first.verdict.failures);
-    std::cout << "\nconfirmation: " << first.verdict.failures.size()
-              << " limit(s) exceeded beyond noise; a failure must be seen by two independent jobs, so the "
+    std::vector<std::pair<double, double>> at = fv.invalid_at;
+    for (const Finding& f : fv.failures) at.emplace_back(f.comm_target, f.comp_target);
+    const CaseSpec again = RestrictedTo(c, at);
+    std::cout << "\nconfirmation: " << fv.failures.size() << " limit(s) exceeded beyond noise, "
+              << fv.invalid.size() << " invalid point(s); a failure must be seen by two independent jobs, so the "
               << again.comm_times.size() * again.comp_times.size() << " point(s) concerned are measured again\n";
     Verdict final_verdict = first.verdict;
     json confirmation = {{"points", again.comm_times.size() * again.comp_times.size()}};
@@ -690,7 +697,8 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
     } else {
       JobOutcome second =
           MeasureJob(cfg, again, nodes, d, specs, ro, dir / "confirm", "confirmation.json", started, false);
-      final_verdict = Confirm(first.verdict, second.red.points);
+      final_verdict = Confirm(first.verdict, second.red.points, TestContext{c.collective, nodes, d, c.labels},
+                              first.spec ? first.spec->rules : std::vector<Rule>{});
       confirmation["results"] = second.results_path.string();
       if (second.rc != kPass && second.rc != kFail) confirmation["error"] = "the second job failed (exit " +
                                                                            std::to_string(second.rc) + ")";
@@ -698,6 +706,8 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
     std::cout << "\nconfirmation of the first job's failures by the second:\n";
     for (const Finding& f : final_verdict.unconfirmed) std::cout << "  not confirmed: " << f.Message() << "\n";
     for (const Finding& f : final_verdict.failures) std::cout << "  FAIL (confirmed) " << f.Message() << "\n";
+    for (const std::string& s : final_verdict.remeasured) std::cout << "  invalid in the first job: " << s << "\n";
+    for (const std::string& s : final_verdict.invalid) std::cout << "  INVALID in both jobs: " << s << "\n";
     std::cout << "verdict after confirmation: " << final_verdict.Summary() << "\n";
     std::cout << "<DartMeasurement type=\"numeric/double\" name=\"limits not confirmed\">"
               << final_verdict.unconfirmed.size() << "</DartMeasurement>\n";

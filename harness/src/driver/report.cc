@@ -230,7 +230,8 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
   for (const auto& [comm, comp] : v.checked) checked.push_back({comm, comp});
   return {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", threshold_file},
           {"checked", checked}, {"failures", findings(v.failures)}, {"within_noise", findings(v.within_noise)},
-          {"not_confirmed", findings(v.unconfirmed)}, {"invalid", v.invalid}};
+          {"not_confirmed", findings(v.unconfirmed)}, {"invalid", v.invalid},
+          {"invalid_measured_again", v.remeasured}};
 }
 
 void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdict& v) {
