@@ -4,7 +4,9 @@
 #  - by default the first job fails, the second measures the failing points
 #    again, every failure is confirmed, the test exits 1, results.json holds
 #    the final verdict with each failure's second figure and where the
-#    second job's results are;
+#    second job's results are.
+#    A point whose calibration fails in every job (100ns) is measured by
+#    the second job too, and stays invalid: "INVALID in both jobs";
 #  - with --no-confirm the first job decides alone: exit 1, no second job.
 # Removing the confirmation fails the first part; confirming without
 # measuring again (or judging on the second job alone) fails the checks of
@@ -18,10 +20,15 @@ endif()
 # The first job's failures beyond noise: usually both points, but a slow
 # phase of the VM can leave one within noise (1.03 [0.44, 1.23] once), and
 # only failures beyond noise are confirmed.
-if(NOT out MATCHES "confirmation: ([12]) limit\\(s\\) exceeded beyond noise, 0 invalid point\\(s\\); a failure must be seen by two independent jobs, so the [12] point\\(s\\) concerned are measured again")
-  message(FATAL_ERROR "no confirmation line: the first job's failures were not measured again")
+if(NOT out MATCHES "confirmation: ([12]) limit\\(s\\) exceeded beyond noise, 1 invalid point\\(s\\); a failure must be seen by two independent jobs, so the ([23]) point\\(s\\) concerned are measured again")
+  message(FATAL_ERROR "no confirmation line: the first job's failures and invalid point were not measured again")
 endif()
 set(n ${CMAKE_MATCH_1})
+# The failing points and the invalid one, all on the one comp time.
+math(EXPR points "${n} + 1")
+if(NOT CMAKE_MATCH_2 EQUAL points)
+  message(FATAL_ERROR "${n} failure(s) and 1 invalid point, but ${CMAKE_MATCH_2} point(s) measured again")
+endif()
 # (";" would split the matches as a CMake list)
 string(REPLACE ";" "," lines "${out}")
 string(REGEX MATCHALL "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap' [^\n]* at comm=[12]ms comp=2ms: r_overhead = [0-9.]+ \\[[0-9.]+, [0-9.]+\\] > max 0.500, measured again: " confirmed "${lines}")
@@ -29,7 +36,8 @@ list(LENGTH confirmed nconfirmed)
 if(NOT nconfirmed EQUAL n)
   message(FATAL_ERROR "${n} failure(s) in the first job, ${nconfirmed} line(s) 'FAIL (confirmed) ... measured again'")
 endif()
-foreach(expected "verdict after confirmation: FAIL: ${n} limit\\(s\\) exceeded beyond noise"
+foreach(expected "verdict after confirmation: FAIL: ${n} limit\\(s\\) exceeded beyond noise, 1 invalid point"
+                 "INVALID in both jobs: comm=100ns comp=2ms: INVALID \\(communication calibration failed for 100ns"
                  "<DartMeasurement type=\"numeric/double\" name=\"limits not confirmed\">0</DartMeasurement>")
   if(NOT out MATCHES "${expected}")
     message(FATAL_ERROR "no line matching '${expected}' in the output")
@@ -40,8 +48,10 @@ file(READ "${dir}/results.json" json)
 string(JSON pass GET "${json}" verdict pass)
 string(JSON nfail LENGTH "${json}" verdict failures)
 string(JSON nnot LENGTH "${json}" verdict not_confirmed)
-if(pass OR NOT nfail EQUAL n OR NOT nnot EQUAL 0)
-  message(FATAL_ERROR "results.json verdict: pass ${pass}, ${nfail} failures, ${nnot} not confirmed; expected false, ${n}, 0")
+string(JSON ninvalid LENGTH "${json}" verdict invalid)
+if(pass OR NOT nfail EQUAL n OR NOT nnot EQUAL 0 OR NOT ninvalid EQUAL 1)
+  message(FATAL_ERROR "results.json verdict: pass ${pass}, ${nfail} failures, ${nnot} not confirmed, ${ninvalid} invalid; "
+                      "expected false, ${n}, 0, 1")
 endif()
 math(EXPR last "${n} - 1")
 foreach(i RANGE ${last})

@@ -275,7 +275,7 @@ TEST(PartitionedVerdict, InvalidPointInRegionFails) {
                                         {MinRule(0.5)});
   EXPECT_FALSE(v.pass);
   ASSERT_EQ(v.invalid.size(), 1u);
-  EXPECT_EQ(v.invalid[0],
+  EXPECT_EQ(v.invalid[0].line,
             "partition=1MiB order=left-right threads=2: INVALID (MPI_Pready from 2 threads needs "
             "MPI_THREAD_MULTIPLE) [rule 'large']");
   EXPECT_EQ(PointVerdict(p, v), "invalid");

@@ -285,7 +285,7 @@ TEST(VerdictTest, InvalidPointInRegionFails) {
   EXPECT_FALSE(v.pass);
   EXPECT_TRUE(v.failures.empty());
   ASSERT_EQ(v.invalid.size(), 1u);  // once per point per rule, not per limit
-  EXPECT_EQ(v.invalid[0], "comm=4ms comp=4ms: INVALID (calibration did not converge) [rule 'diagonal']");
+  EXPECT_EQ(v.invalid[0].line, "comm=4ms comp=4ms: INVALID (calibration did not converge) [rule 'diagonal']");
   EXPECT_EQ(v.points_checked, 6);
   EXPECT_EQ(v.Summary(), "FAIL: 1 invalid point(s); 1 rule(s), 6 point check(s)");
 }
@@ -339,7 +339,7 @@ TEST(VerdictTest, CpuBusyNotMeasuredIsInvalidNotZero) {
   EXPECT_FALSE(v.pass);
   EXPECT_TRUE(v.failures.empty());
   ASSERT_EQ(v.invalid.size(), 9u);
-  EXPECT_NE(v.invalid[0].find("no measured cpu_busy_nbc"), std::string::npos) << v.invalid[0];
+  EXPECT_NE(v.invalid[0].line.find("no measured cpu_busy_nbc"), std::string::npos) << v.invalid[0].line;
 }
 
 TEST(VerdictTest, NaNMedianOfCheckedMetricIsInvalid) {
@@ -352,9 +352,9 @@ TEST(VerdictTest, NaNMedianOfCheckedMetricIsInvalid) {
   v = Evaluate(grid, Ctx(), {MakeRule("impact", {Max(Metric::kMpiImpact, 1.1)})});
   EXPECT_FALSE(v.pass);
   ASSERT_EQ(v.invalid.size(), 1u);
-  EXPECT_NE(v.invalid[0].find("comm=1ms comp=1ms: INVALID ("), std::string::npos) << v.invalid[0];
-  EXPECT_NE(v.invalid[0].find("r_mpi_impact"), std::string::npos) << v.invalid[0];
-  EXPECT_NE(v.invalid[0].find("[rule 'impact']"), std::string::npos) << v.invalid[0];
+  EXPECT_NE(v.invalid[0].line.find("comm=1ms comp=1ms: INVALID ("), std::string::npos) << v.invalid[0].line;
+  EXPECT_NE(v.invalid[0].line.find("r_mpi_impact"), std::string::npos) << v.invalid[0].line;
+  EXPECT_NE(v.invalid[0].line.find("[rule 'impact']"), std::string::npos) << v.invalid[0].line;
 }
 
 TEST(VerdictTest, RuleWithEmptyRegionChecksNothingAndFails) {
@@ -562,8 +562,7 @@ struct InvalidInFirstJob {
 TEST(VerdictConfirmTest, InvalidInBothJobsStillFails) {
   InvalidInFirstJob j;
   ASSERT_EQ(j.v.invalid.size(), 1u);
-  ASSERT_EQ(j.v.invalid_at.size(), 1u);
-  EXPECT_EQ(j.v.invalid_at[0], std::make_pair(1e-3, 1e-3));
+  EXPECT_EQ(j.v.invalid[0].at, std::make_pair(1e-3, 1e-3));
   std::vector<PointResult> again = Grid();
   *Find(again, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "calibration did not converge");
   const Verdict c = Confirm(j.v, again, Ctx(), {j.t.rule});
@@ -583,7 +582,6 @@ TEST(VerdictConfirmTest, InvalidInTheFirstJobIsJudgedOnTheSecond) {
   const Verdict c = Confirm(j.v, Grid(), Ctx(), {j.t.rule});  // valid and overlapping everywhere
   EXPECT_TRUE(c.pass) << c.Summary();
   EXPECT_TRUE(c.invalid.empty());
-  EXPECT_TRUE(c.invalid_at.empty());
   ASSERT_EQ(c.remeasured.size(), 1u);
   EXPECT_NE(c.remeasured[0].find("266us to 581us"), std::string::npos) << c.remeasured[0];
   EXPECT_NE(c.remeasured[0].find("measured by a second job: within every limit"), std::string::npos)
@@ -616,6 +614,33 @@ TEST(VerdictConfirmTest, InvalidInTheFirstJobFailsOnTheSecondsFigures) {
   EXPECT_TRUE(d.pass) << d.Summary();
   ASSERT_EQ(d.within_noise.size(), 1u);
   EXPECT_EQ(d.within_noise[0].comm_target, 1e-3);
+}
+
+// Each invalid point is judged once, however many rules cover it: both
+// rules' lines move to remeasured, only the first says what the second job
+// found, and a point the second job could not measure either stays invalid
+// with all its lines.
+TEST(VerdictConfirmTest, InvalidUnderTwoRulesIsJudgedOncePerPoint) {
+  const std::vector<Rule> rules = {MakeRule("overhead", {Max(Metric::kOverhead, 0.8)}),
+                                   MakeRule("comm", {Max(Metric::kComm, 0.8)})};
+  std::vector<PointResult> first = Grid();
+  *Find(first, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "calibration did not converge");
+  *Find(first, 4e-3, 16e-3) = Invalid(4e-3, 16e-3, "fewer than 3 reference samples");
+  const Verdict v = Evaluate(first, Ctx(), rules);
+  ASSERT_EQ(v.invalid.size(), 4u);  // two points x two rules
+  std::vector<PointResult> again = Grid();
+  *Find(again, 4e-3, 16e-3) = Invalid(4e-3, 16e-3, "fewer than 3 reference samples");
+  const Verdict c = Confirm(v, again, Ctx(), rules);
+  EXPECT_FALSE(c.pass);
+  ASSERT_EQ(c.invalid.size(), 2u);
+  for (const InvalidPoint& i : c.invalid) EXPECT_EQ(i.at, std::make_pair(4e-3, 16e-3)) << i.line;
+  ASSERT_EQ(c.remeasured.size(), 2u);
+  EXPECT_NE(c.remeasured[0].find("[rule 'overhead'] -> measured by a second job: within every limit"),
+            std::string::npos)
+      << c.remeasured[0];
+  EXPECT_EQ(c.remeasured[1].find("measured by a second job"), std::string::npos) << c.remeasured[1];
+  EXPECT_NE(c.remeasured[1].find("[rule 'comm']"), std::string::npos) << c.remeasured[1];
+  EXPECT_EQ(c.points_checked, v.points_checked + 2);  // the point, once, under both rules
 }
 
 }  // namespace

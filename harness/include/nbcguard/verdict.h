@@ -2,6 +2,7 @@
 // measured value (with spread), limit and diagnosis. Pure.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,16 @@ struct Finding {
   std::string Message() const;
 };
 
+// One invalid point inside one rule's region, as reported:
+// "comm=4ms comp=1ms: INVALID (reason) [rule 'x']", and where the point is
+// (comm_target, comp_target) for overlap points; partitioned points have no
+// grid location (their line starts with the point's name).
+struct InvalidPoint {
+  std::string line;
+  std::optional<std::pair<double, double>> at;
+  bool operator==(const InvalidPoint& o) const { return line == o.line && at == o.at; }
+};
+
 struct Verdict {
   bool pass = false;
   int rules_applied = 0;
@@ -64,16 +75,15 @@ struct Verdict {
   // Exceeded beyond noise in one job, but a second, independent job measured
   // the point on the right side of the limit (Confirm): reported, not failed.
   std::vector<Finding> unconfirmed;
-  // Invalid points inside a rule's region: the test cannot pass with them.
-  std::vector<std::string> invalid;
-  // Where each line of `invalid` is (comm_target, comp_target), in the same
-  // order; filled by Evaluate for overlap points only.
-  std::vector<std::pair<double, double>> invalid_at;
+  // Invalid points inside a rule's region, one per (point, rule): the test
+  // cannot pass with them.
+  std::vector<InvalidPoint> invalid;
   // Points invalid in the first job that a second, independent job measured
   // (Confirm): the first job's INVALID line, then what the second job found.
   // The rules were applied to the second job's figures there.
   std::vector<std::string> remeasured;
   std::string Summary() const;  // one line: PASS/FAIL and counts
+  std::vector<std::string> InvalidLines() const;  // each invalid point's line, in order
 };
 
 // Applies every rule that matches `test` to every point in its region.

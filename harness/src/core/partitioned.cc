@@ -274,8 +274,9 @@ Verdict EvaluatePartitioned(const std::vector<PartitionedPoint>& points, const T
       if (!rule.region.ContainsPartitioned(p.at.partition_bytes, ToString(p.at.order), p.at.threads)) continue;
       const std::string name = PointName(p.at);
       auto invalid = [&](const std::string& why) {
-        v.invalid.push_back(name + ": INVALID (" + (why.empty() ? std::string("no reason given") : why) +
-                            ") [rule '" + rule.name + "']");
+        v.invalid.push_back(
+            {name + ": INVALID (" + (why.empty() ? std::string("no reason given") : why) + ") [rule '" + rule.name + "']",
+             std::nullopt});
       };
       if (!p.valid) {
         invalid(p.invalid_reason);
@@ -327,7 +328,7 @@ std::string PointVerdict(const PartitionedPoint& p, const Verdict& v) {
   };
   if (!p.valid) {
     const bool judged = std::any_of(v.invalid.begin(), v.invalid.end(),
-                                    [&](const std::string& s) { return s.rfind(name + ": ", 0) == 0; });
+                                    [&](const InvalidPoint& i) { return i.line.rfind(name + ": ", 0) == 0; });
     return judged ? "invalid" : "not-checked";
   }
   if (at(v.failures)) return "fail";

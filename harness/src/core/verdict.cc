@@ -119,6 +119,12 @@ std::string Verdict::Summary() const {
   return "FAIL: " + reasons + "; " + counts + noise;
 }
 
+std::vector<std::string> Verdict::InvalidLines() const {
+  std::vector<std::string> lines;
+  for (const InvalidPoint& i : invalid) lines.push_back(i.line);
+  return lines;
+}
+
 namespace {
 // Nothing exceeded beyond noise, no invalid point, and something checked.
 bool Passes(const Verdict& v) {
@@ -135,8 +141,7 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
     for (const PointResult& p : points) {
       if (!rule.region.Contains(p.comm_target, p.comp_target)) continue;
       if (!p.valid) {
-        v.invalid.push_back(InvalidLine(p, p.invalid_reason, rule));
-        v.invalid_at.emplace_back(p.comm_target, p.comp_target);
+        v.invalid.push_back({InvalidLine(p, p.invalid_reason, rule), std::make_pair(p.comm_target, p.comp_target)});
         continue;
       }
       ++v.points_checked;
@@ -183,8 +188,7 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
       if (!unmeasured.empty()) {
         std::string names;
         for (Metric m : unmeasured) names += (names.empty() ? "" : ", ") + std::string(MetricName(m));
-        v.invalid.push_back(InvalidLine(p, "no measured " + names, rule));
-        v.invalid_at.emplace_back(p.comm_target, p.comp_target);
+        v.invalid.push_back({InvalidLine(p, "no measured " + names, rule), at});
       }
     }
   }
@@ -214,38 +218,40 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
     (past ? v.failures : v.unconfirmed).push_back(f);
   }
   // Invalid points: judged on the second job's measurement where it has one.
-  if (first.invalid_at.size() == first.invalid.size()) {
-    v.invalid.clear();
-    v.invalid_at.clear();
-    std::vector<std::pair<double, double>> judged;  // points already replaced
-    for (std::size_t i = 0; i < first.invalid.size(); ++i) {
-      const auto [comm, comp] = first.invalid_at[i];
-      const bool done = std::find(judged.begin(), judged.end(), first.invalid_at[i]) != judged.end();
-      const PointResult* p = done ? nullptr : find(comm, comp);
-      Verdict second;
-      if (p && p->valid) second = Evaluate({*p}, test, rules);
-      if (!done && !(p && p->valid && second.invalid.empty() && second.points_checked > 0)) {
-        v.invalid.push_back(first.invalid[i]);  // the second job could not measure it either
-        v.invalid_at.push_back(first.invalid_at[i]);
-        continue;
-      }
-      v.remeasured.push_back(first.invalid[i]);
-      if (done) continue;
-      judged.push_back(first.invalid_at[i]);
-      v.points_checked += second.points_checked;
-      if (std::find(v.checked.begin(), v.checked.end(), first.invalid_at[i]) == v.checked.end())
-        v.checked.push_back(first.invalid_at[i]);
-      std::string found;
-      for (const Finding& f : second.failures) {
-        v.failures.push_back(f);
-        found += "; " + f.Message();
-      }
-      for (const Finding& f : second.within_noise) {
-        v.within_noise.push_back(f);
-        found += "; " + f.Message();
-      }
-      v.remeasured.back() += " -> measured by a second job" + (found.empty() ? ": within every limit" : found);
+  // Each point once, in the order of its first line: the lines of a point
+  // the second job measured move to `remeasured`, the first of them with
+  // what that job found; the others stay invalid.
+  std::vector<std::pair<double, double>> points;  // distinct, with a grid location
+  for (const InvalidPoint& i : first.invalid)
+    if (i.at && std::find(points.begin(), points.end(), *i.at) == points.end()) points.push_back(*i.at);
+  std::vector<std::pair<std::pair<double, double>, std::string>> measured;  // point, what it found
+  for (const auto& at : points) {
+    const PointResult* p = find(at.first, at.second);
+    if (!p || !p->valid) continue;  // the second job could not measure it either
+    const Verdict second = Evaluate({*p}, test, rules);
+    if (!second.invalid.empty() || second.points_checked <= 0) continue;
+    v.points_checked += second.points_checked;
+    if (std::find(v.checked.begin(), v.checked.end(), at) == v.checked.end()) v.checked.push_back(at);
+    std::string found;
+    for (const Finding& f : second.failures) {
+      v.failures.push_back(f);
+      found += "; " + f.Message();
     }
+    for (const Finding& f : second.within_noise) {
+      v.within_noise.push_back(f);
+      found += "; " + f.Message();
+    }
+    measured.emplace_back(at, " -> measured by a second job" + (found.empty() ? ": within every limit" : found));
+  }
+  v.invalid.clear();
+  for (const InvalidPoint& i : first.invalid) {
+    auto m = std::find_if(measured.begin(), measured.end(), [&](const auto& e) { return i.at && e.first == *i.at; });
+    if (m == measured.end()) {
+      v.invalid.push_back(i);
+      continue;
+    }
+    v.remeasured.push_back(i.line + m->second);
+    m->second.clear();  // said once, on the point's first line
   }
   v.pass = Passes(v);
   return v;

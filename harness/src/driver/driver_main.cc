@@ -469,6 +469,7 @@ struct JobOutcome {
   json results;
   fs::path results_path;
   const ThresholdSpec* spec = nullptr;  // the library's thresholds (in `specs`), when found
+  TestContext test;                     // what the thresholds judged: a second job is judged the same
 };
 
 // One job of case `c` on `nodes` ranks: writes raw.jsonl, `results_name`
@@ -596,10 +597,11 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
   const ThresholdSpec* spec = found.spec;
   out.spec = spec;
   Verdict& v = out.verdict;
+  out.test = TestContext{c.collective, nodes, d, c.labels};
   int rc = kPass;
   if (spec) {
     info.threshold_file = spec->file;
-    v = Evaluate(red.points, TestContext{c.collective, nodes, d, c.labels}, spec->rules);
+    v = Evaluate(red.points, out.test, spec->rules);
     rc = v.pass ? kPass : kFail;
   } else {
     info.threshold_file = "(none)";
@@ -677,10 +679,11 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
   JobOutcome first = MeasureJob(cfg, c, nodes, d, specs, ro, dir, "results.json", started, true);
   int rc = first.rc;
   const Verdict& fv = first.verdict;
-  if (rc == kFail && ro.confirm && (!fv.failures.empty() || !fv.invalid.empty()) &&
-      fv.invalid_at.size() == fv.invalid.size()) {
+  if (rc == kFail && ro.confirm && (!fv.failures.empty() || !fv.invalid.empty())) {
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::vector<std::pair<double, double>> at = fv.invalid_at;
+    std::vector<std::pair<double, double>> at;
+    for (const InvalidPoint& i : fv.invalid)
+      if (i.at) at.push_back(*i.at);  // Evaluate gives every overlap point its place
     for (const Finding& f : fv.failures) at.emplace_back(f.comm_target, f.comp_target);
     const CaseSpec again = RestrictedTo(c, at);
     std::cout << "\nconfirmation: " << fv.failures.size() << " limit(s) exceeded beyond noise, "
@@ -697,7 +700,7 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
     } else {
       JobOutcome second =
           MeasureJob(cfg, again, nodes, d, specs, ro, dir / "confirm", "confirmation.json", started, false);
-      final_verdict = Confirm(first.verdict, second.red.points, TestContext{c.collective, nodes, d, c.labels},
+      final_verdict = Confirm(first.verdict, second.red.points, first.test,
                               first.spec ? first.spec->rules : std::vector<Rule>{});
       confirmation["results"] = second.results_path.string();
       if (second.rc != kPass && second.rc != kFail) confirmation["error"] = "the second job failed (exit " +
@@ -707,7 +710,7 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
     for (const Finding& f : final_verdict.unconfirmed) std::cout << "  not confirmed: " << f.Message() << "\n";
     for (const Finding& f : final_verdict.failures) std::cout << "  FAIL (confirmed) " << f.Message() << "\n";
     for (const std::string& s : final_verdict.remeasured) std::cout << "  invalid in the first job: " << s << "\n";
-    for (const std::string& s : final_verdict.invalid) std::cout << "  INVALID in both jobs: " << s << "\n";
+    for (const InvalidPoint& i : final_verdict.invalid) std::cout << "  INVALID in both jobs: " << i.line << "\n";
     std::cout << "verdict after confirmation: " << final_verdict.Summary() << "\n";
     std::cout << "<DartMeasurement type=\"numeric/double\" name=\"limits not confirmed\">"
               << final_verdict.unconfirmed.size() << "</DartMeasurement>\n";

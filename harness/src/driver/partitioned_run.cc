@@ -160,7 +160,7 @@ void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, co
   out << "thresholds: " << info.threshold_file << "\n";
   for (const Finding& f : v.failures) out << "  FAIL " << f.Message() << "\n";
   for (const Finding& f : v.within_noise) out << "  within noise: " << f.Message() << "\n";
-  for (const std::string& s : v.invalid) out << "  INVALID " << s << "\n";
+  for (const InvalidPoint& i : v.invalid) out << "  INVALID " << i.line << "\n";
   out << "verdict: " << v.Summary() << "\n";
 }
 
@@ -231,7 +231,7 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, c
       {"conformance_error", red.conformance_error},
       {"verdict", {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", info.threshold_file},
                    {"checked", v.checked_names}, {"failures", findings(v.failures)},
-                   {"within_noise", findings(v.within_noise)}, {"invalid", v.invalid}}},
+                   {"within_noise", findings(v.within_noise)}, {"invalid", v.InvalidLines()}}},
   };
 }
 

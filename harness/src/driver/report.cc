@@ -151,7 +151,7 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   out << "thresholds: " << info.threshold_file << "\n";
   for (const Finding& f : v.failures) out << "  FAIL " << f.Message() << "\n";
   for (const Finding& f : v.within_noise) out << "  within noise: " << f.Message() << "\n";
-  for (const std::string& s : v.invalid) out << "  INVALID " << s << "\n";
+  for (const InvalidPoint& i : v.invalid) out << "  INVALID " << i.line << "\n";
   out << "verdict: " << v.Summary() << "\n";
 }
 
@@ -230,7 +230,7 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
   for (const auto& [comm, comp] : v.checked) checked.push_back({comm, comp});
   return {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", threshold_file},
           {"checked", checked}, {"failures", findings(v.failures)}, {"within_noise", findings(v.within_noise)},
-          {"not_confirmed", findings(v.unconfirmed)}, {"invalid", v.invalid},
+          {"not_confirmed", findings(v.unconfirmed)}, {"invalid", v.InvalidLines()},
           {"invalid_measured_again", v.remeasured}};
 }
 
