@@ -64,6 +64,13 @@ string(JSON second GET "${json}" confirmation results)
 if(NOT EXISTS "${second}" OR NOT second STREQUAL "${dir}/confirm/confirmation.json")
   message(FATAL_ERROR "the second job's results '${second}' are missing or not in ${dir}/confirm")
 endif()
+# The second job itself had the invalid point on its grid, and could not
+# measure it either.
+file(READ "${second}" second_json)
+string(JSON nagain LENGTH "${second_json}" points)
+if(NOT nagain EQUAL points OR NOT second_json MATCHES "\"invalid_reason\": \"communication calibration failed for 100ns")
+  message(FATAL_ERROR "the second job has ${nagain} point(s), expected ${points} with 100ns invalid among them")
+endif()
 file(GLOB_RECURSE results_files "${OUT}/confirmed/*results.json")
 list(LENGTH results_files nresults)
 if(NOT nresults EQUAL 1)

@@ -616,31 +616,47 @@ TEST(VerdictConfirmTest, InvalidInTheFirstJobFailsOnTheSecondsFigures) {
   EXPECT_EQ(d.within_noise[0].comm_target, 1e-3);
 }
 
-// Each invalid point is judged once, however many rules cover it: both
-// rules' lines move to remeasured, only the first says what the second job
-// found, and a point the second job could not measure either stays invalid
-// with all its lines.
+// Each invalid point is judged once, however many rules cover it: every
+// line of a point the second job measured moves to remeasured, in the first
+// job's order (rule by rule), and only a point's first line says what the
+// second job found; a point the second job could not measure, or measured
+// without the limited metric, stays invalid with all its lines.
 TEST(VerdictConfirmTest, InvalidUnderTwoRulesIsJudgedOncePerPoint) {
   const std::vector<Rule> rules = {MakeRule("overhead", {Max(Metric::kOverhead, 0.8)}),
                                    MakeRule("comm", {Max(Metric::kComm, 0.8)})};
   std::vector<PointResult> first = Grid();
-  *Find(first, 1e-3, 1e-3) = Invalid(1e-3, 1e-3, "calibration did not converge");
-  *Find(first, 4e-3, 16e-3) = Invalid(4e-3, 16e-3, "fewer than 3 reference samples");
+  const std::vector<std::pair<double, double>> points = {{1e-3, 1e-3}, {4e-3, 16e-3}, {16e-3, 1e-3}, {16e-3, 4e-3}};
+  for (const auto& [comm, comp] : points) *Find(first, comm, comp) = Invalid(comm, comp, "calibration did not converge");
   const Verdict v = Evaluate(first, Ctx(), rules);
-  ASSERT_EQ(v.invalid.size(), 4u);  // two points x two rules
+  ASSERT_EQ(v.invalid.size(), 8u);  // four points x two rules
   std::vector<PointResult> again = Grid();
   *Find(again, 4e-3, 16e-3) = Invalid(4e-3, 16e-3, "fewer than 3 reference samples");
+  Find(again, 16e-3, 4e-3)->r_comm = S(kNaN, kNaN, kNaN);  // valid, but no r_comm
+  Find(again, 16e-3, 1e-3)->r_overhead = S(0.95, 0.9, 1.0);  // past 0.8 beyond noise
   const Verdict c = Confirm(v, again, Ctx(), rules);
   EXPECT_FALSE(c.pass);
-  ASSERT_EQ(c.invalid.size(), 2u);
-  for (const InvalidPoint& i : c.invalid) EXPECT_EQ(i.at, std::make_pair(4e-3, 16e-3)) << i.line;
-  ASSERT_EQ(c.remeasured.size(), 2u);
-  EXPECT_NE(c.remeasured[0].find("[rule 'overhead'] -> measured by a second job: within every limit"),
-            std::string::npos)
-      << c.remeasured[0];
-  EXPECT_EQ(c.remeasured[1].find("measured by a second job"), std::string::npos) << c.remeasured[1];
-  EXPECT_NE(c.remeasured[1].find("[rule 'comm']"), std::string::npos) << c.remeasured[1];
-  EXPECT_EQ(c.points_checked, v.points_checked + 2);  // the point, once, under both rules
+  // A line as "<point> [rule 'x']", plus " +found" where it says what the
+  // second job found.
+  auto brief = [](const std::string& line) {
+    const std::size_t rule = line.find("[rule");
+    return line.substr(0, line.find(':')) + " " + line.substr(rule, line.find(']', rule) - rule + 1) +
+           (line.find("measured by a second job") == std::string::npos ? "" : " +found");
+  };
+  std::vector<std::string> remeasured, still;
+  for (const std::string& line : c.remeasured) remeasured.push_back(brief(line));
+  for (const InvalidPoint& i : c.invalid) still.push_back(brief(i.line));
+  ASSERT_EQ(remeasured.size(), 4u);
+  EXPECT_EQ(remeasured, (std::vector<std::string>{
+                            "comm=1ms comp=1ms [rule 'overhead'] +found", "comm=16ms comp=1ms [rule 'overhead'] +found",
+                            "comm=1ms comp=1ms [rule 'comm']", "comm=16ms comp=1ms [rule 'comm']"}));
+  EXPECT_NE(c.remeasured[0].find("within every limit"), std::string::npos) << c.remeasured[0];
+  EXPECT_NE(c.remeasured[1].find("r_overhead = 0.950"), std::string::npos) << c.remeasured[1];
+  EXPECT_EQ(still, (std::vector<std::string>{
+                       "comm=4ms comp=16ms [rule 'overhead']", "comm=16ms comp=4ms [rule 'overhead']",
+                       "comm=4ms comp=16ms [rule 'comm']", "comm=16ms comp=4ms [rule 'comm']"}));
+  ASSERT_EQ(c.failures.size(), 1u);  // the second job's own finding at 16ms x 1ms
+  EXPECT_EQ(c.failures[0].comm_target, 16e-3);
+  EXPECT_EQ(c.points_checked, v.points_checked + 4);  // two points, once each, under both rules
 }
 
 }  // namespace

@@ -79,11 +79,12 @@ struct Verdict {
   // cannot pass with them.
   std::vector<InvalidPoint> invalid;
   // Points invalid in the first job that a second, independent job measured
-  // (Confirm): the first job's INVALID line, then what the second job found.
+  // (Confirm): the first job's INVALID lines, one per (point, rule); the
+  // first of a point's lines goes on with what the second job found there.
   // The rules were applied to the second job's figures there.
   std::vector<std::string> remeasured;
   std::string Summary() const;  // one line: PASS/FAIL and counts
-  std::vector<std::string> InvalidLines() const;  // each invalid point's line, in order
+  std::vector<std::string> InvalidLines() const;  // the lines of `invalid`, one per (point, rule), in order
 };
 
 // Applies every rule that matches `test` to every point in its region.
@@ -112,9 +113,9 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
 // when that one is valid: `rules` are applied to it for `test` as Evaluate
 // does, its failures and within-noise findings join the verdict's (they are
 // not confirmed again: only one job measured that point), and the first
-// job's INVALID lines move to `remeasured`. When the second job cannot
-// measure it either, the point stays invalid. pass is recomputed as in
-// Evaluate.
+// job's INVALID lines move to `remeasured`, in their order. When the second
+// job cannot measure it either, the point stays invalid; so do lines without
+// a grid location (partitioned points). pass is recomputed as in Evaluate.
 //
 // Why: the confidence interval of a median is over one job's repetitions,
 // which share that job's state (where the scheduler put the ranks and

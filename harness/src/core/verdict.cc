@@ -218,9 +218,10 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
     (past ? v.failures : v.unconfirmed).push_back(f);
   }
   // Invalid points: judged on the second job's measurement where it has one.
-  // Each point once, in the order of its first line: the lines of a point
-  // the second job measured move to `remeasured`, the first of them with
-  // what that job found; the others stay invalid.
+  // Each point once, in the order of its first line. Then every line of a
+  // point the second job measured moves to `remeasured` (the point's first
+  // line goes on with what that job found); the lines of points it could not
+  // measure stay invalid, in their order.
   std::vector<std::pair<double, double>> points;  // distinct, with a grid location
   for (const InvalidPoint& i : first.invalid)
     if (i.at && std::find(points.begin(), points.end(), *i.at) == points.end()) points.push_back(*i.at);
