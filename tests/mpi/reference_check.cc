@@ -14,7 +14,8 @@
 // 2x between samples of one point (comp_ref 0.99-2.02 ms at a 2 ms target),
 // which leaves intervals like r_overhead [0.28, 2.74]. The CTest script
 // then measures the case once more, and the second run must pass outright
-// (check_reference.cmake).
+// (check_reference.cmake); it does the same after a failed check, because
+// one job's intervals do not cover the spread between jobs.
 //
 // Expected values, per valid grid point, from the behaviour (reference.h and
 // reference_preload.cc), with C = t_comp_ref and M = t_comm_ref measured at
