@@ -52,7 +52,7 @@ foreach(i RANGE ${last})
     expect_number("point ${i} ${r}" points ${i} ${r} median)
     expect_number("point ${i} ${r} ci_lo" points ${i} ${r} ci_lo)
   endforeach()
-  # CPU-busy fractions (paper 003). Open MPI 4.1 and MPICH 4.0 poll over
+  # CPU-busy fractions (Hoefler et al., 2006). Open MPI 4.1 and MPICH 4.0 poll over
   # shared memory, in the blocking collective and in MPI_Wait alike, so the
   # busiest rank's process uses the CPU the whole time: 1. Measured
   # 0.996-0.998, every interval within [0.995, 0.998], on both libraries

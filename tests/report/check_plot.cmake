@@ -44,7 +44,7 @@ foreach(r IN LISTS results)
   endforeach()
 endforeach()
 
-# The colours mean what METHOD.md section 8 says: the synthetic 4x3 grid
+# The colours mean what docs/method.md, "Showing results" says: the synthetic 4x3 grid
 # has r_overhead cells at -0.15 (blue side), 0.05 (green), 1.0 (yellow) and
 # 3.1 (red, saturated), and an invalid cell.
 execute_process(COMMAND "${CHECKER}" "${OUT}/mpich/ialltoall/n4/progress/heatmap-r_overhead.png"

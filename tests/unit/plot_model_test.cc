@@ -18,7 +18,7 @@ double Distance(Rgb a, Rgb b) { return std::hypot(a.r - b.r, a.g - b.g, a.b - b.
 // ------------------------------------------------------------- colours --
 
 TEST(PlotColour, OverheadAnchorsAreTheMethodsColours) {
-  // METHOD.md section 8: green 0, yellow 1, red > 1, blue < 0.
+  // docs/method.md, "Showing results": green 0, yellow 1, red > 1, blue < 0.
   ExpectColour(kGood, OverheadScale().At(0));
   ExpectColour(kSerial, OverheadScale().At(1));
   ExpectColour(kBad, OverheadScale().At(2));

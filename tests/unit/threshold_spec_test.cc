@@ -109,7 +109,7 @@ TEST(ThresholdSpec, MinimalTextParses) {
   EXPECT_TRUE(parsed.value->rules[0].match.deployments.empty());
 }
 
-// The CPU-busy fractions of paper 003 are limited like the ratios.
+// The CPU-busy fractions of Hoefler et al., 2006 are limited like the ratios.
 TEST(ThresholdSpec, CpuBusyMetricsParse) {
   Parsed<ThresholdSpec> parsed = ParseThresholdSpec(
       "implementation: openmpi\n"

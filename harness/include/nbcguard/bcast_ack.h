@@ -1,4 +1,4 @@
-// An independent check of the collective's time (paper 002: de Supinski and
+// An independent check of the collective's time (de Supinski and Karonis, HPDC 1999: de Supinski and
 // Karonis, "Accurately Measuring MPI Broadcasts in a Computational Grid",
 // HPDC 1999). Rank 0, the root, times broadcast + an acknowledgement from
 // destination i, back to back (the acknowledgement stops the next broadcast

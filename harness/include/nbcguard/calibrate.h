@@ -1,4 +1,4 @@
-// Calibration by time (paper 000 sections 4.3, 5.1): find the size whose
+// Calibration by time (Denis et al., CCPE 2022, sections 4.3, 5.1): find the size whose
 // measured time is within `tolerance` of a target, by geometric bracketing
 // then quadratic interpolation of (size, time) points. Independent of MPI:
 // the cost is a callback, so the search is unit-tested with synthetic costs.

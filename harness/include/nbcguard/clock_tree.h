@@ -1,6 +1,6 @@
 // Who synchronizes with whom: the flat loop (every rank against rank 0, one
 // after the other: p - 1 sequential exchanges) or the tree of the
-// hierarchical algorithms (HCA family; paper 000 reference 25): ceil(log2 p)
+// hierarchical algorithms (HCA family; as cited by Denis et al., CCPE 2022): ceil(log2 p)
 // sequential stages; in stage s every rank r in [2^s, 2^(s+1)) measures
 // against rank r - 2^s, which was synchronized in an earlier stage (rank 0
 // is the reference), all pairs of a stage at once. The already synchronized

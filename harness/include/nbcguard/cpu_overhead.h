@@ -1,4 +1,4 @@
-// CPU overhead of a collective (paper 003, METHOD.md section 9): the CPU
+// CPU overhead of a collective (Hoefler et al. 2006; docs/method.md, "CPU overhead"): the CPU
 // time a process uses while one of its threads is inside a collective,
 // against the wall time it spends there. A library that polls keeps the
 // core busy the whole time (busy fraction ~1); one that blocks in the kernel

@@ -1,6 +1,6 @@
 // Deployments of the BenchNBC paper (section 7): where computation runs and
 // whether the library's asynchronous progress is turned on; and the
-// application-side progression of paper 001 (the harness progresses the
+// application-side progression of Denis et al., IJHPCA 2019 (the harness progresses the
 // collective itself, the library's own progression left at its defaults).
 #pragma once
 
@@ -27,7 +27,7 @@ const std::vector<std::string>& DeploymentNames();
 
 // What a case file measures: the overlap of a nonblocking collective with
 // computation (the BenchNBC method; the default), or MPI-4 partitioned
-// point-to-point against the other send mechanisms (paper 004).
+// point-to-point against the other send mechanisms (Schneewind, HLRS).
 enum class CaseKind { kOverlap, kPartitioned };
 
 const char* ToString(CaseKind k);  // "overlap", "partitioned"

@@ -1,4 +1,4 @@
-// Named causes of bad overlap (paper 000 section 3.3; METHOD.md section 3),
+// Named causes of bad overlap (Denis et al., CCPE 2022, section 3.3; docs/method.md, "Metrics"),
 // from the ratios of one grid point. Pure.
 #pragma once
 

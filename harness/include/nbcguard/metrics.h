@@ -1,7 +1,7 @@
-// The four ratios of the BenchNBC paper (METHOD.md section 3), as pure
+// The four ratios of the BenchNBC paper (docs/method.md, "Metrics"), as pure
 // functions of measured times (seconds). Always pass measured references,
 // never target times. Two more metrics can be limited in threshold files:
-// the CPU-busy fractions of paper 003 (cpu_overhead.h).
+// the CPU-busy fractions of Hoefler et al., 2006 (cpu_overhead.h).
 #pragma once
 
 #include <optional>
@@ -41,7 +41,7 @@ double CompSlowdownRatio(double t_comp, double t_comp_ref);
 // (4) (t_call + t_wait) / t_comm_ref.
 double CommRatio(double t_call, double t_wait, double t_comm_ref);
 
-// Peers' figures from the same samples (METHOD.md section 3), for
+// Peers' figures from the same samples (docs/method.md, "Metrics"), for
 // comparison only, never verdicts. Percentages in [0, 100]; NaN when a
 // denominator is not a positive finite time.
 // OSU micro-benchmarks: max(0, 100 - 100 (t_overall - t_compute) / t_pure)

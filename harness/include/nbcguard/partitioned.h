@@ -1,5 +1,5 @@
 // MPI-4 partitioned point-to-point against the other ways of sending a
-// buffer in pieces (paper 004, HLRS: MPI_Send per partition, MPI_Isend per
+// buffer in pieces (Schneewind, HLRS, HLRS: MPI_Send per partition, MPI_Isend per
 // partition, persistent sends, MPI_Psend_init + MPI_Pready), the pure parts:
 // the grid, the orders in which partitions are marked ready, the data
 // pattern every sample is verified with, bandwidth statistics, the ratio of
@@ -28,7 +28,7 @@ const char* ToString(ReadyOrder o);  // "left-right", "random", "neighbour"
 std::optional<ReadyOrder> ParseReadyOrder(const std::string& name);
 const std::vector<std::string>& ReadyOrderNames();
 
-// The four transfer mechanisms of paper 004's table, in the order a
+// The four transfer mechanisms of Schneewind, HLRS's table, in the order a
 // repetition measures them.
 enum class Mechanism { kSend, kIsend, kPersistent, kPartitioned };
 constexpr int kMechanisms = 4;
@@ -37,7 +37,7 @@ const std::array<Mechanism, kMechanisms>& AllMechanisms();
 
 // The `partitioned:` section of a case file.
 struct PartitionedSpec {
-  static constexpr std::uint64_t kDefaultBuffer = 8ull << 20;  // 8 MiB, as in paper 004
+  static constexpr std::uint64_t kDefaultBuffer = 8ull << 20;  // 8 MiB, as in Schneewind, HLRS
   static constexpr std::uint64_t kSmallestDefaultPartition = 512;
   // Tags name partitions in the per-partition mechanisms; MPI guarantees
   // tags up to 32767 only.
@@ -49,7 +49,7 @@ struct PartitionedSpec {
   std::uint64_t seed = 1;                      // base of the random orders' seeds
 };
 
-// 512 B, 1 KiB, 2 KiB, ... up to the buffer (paper 004's grid), keeping the
+// 512 B, 1 KiB, 2 KiB, ... up to the buffer (Schneewind, HLRS's grid), keeping the
 // sizes that divide the buffer, and the buffer itself.
 std::vector<std::uint64_t> DefaultPartitionSizes(std::uint64_t buffer);
 

@@ -1,4 +1,4 @@
-// Where a rank's computation threads and its progress thread run (paper 001,
+// Where a rank's computation threads and its progress thread run (Denis et al., IJHPCA 2019,
 // "progress threads placement"), as a pure function of the node's topology,
 // so every policy is testable on topologies this machine does not have.
 //
@@ -6,12 +6,12 @@
 // node and some cores are left free for progress threads.
 //   bind      no free core; the progress thread shares the rank's first core.
 //   numa      the last core of every NUMA node is free; the progress threads
-//             of all ranks of a NUMA node are gathered on it (paper 001
+//             of all ranks of a NUMA node are gathered on it (Denis et al., IJHPCA 2019
 //             eq. 1 with one free core per NUMA node).
 //   odd-even  two free cores per node, the last core of each half of the
 //             node; progress threads of even local ranks on the first,
 //             odd on the second, so neighbours in a chain never share one
-//             (paper 001 eq. 2 with p - n = 2).
+//             (Denis et al., IJHPCA 2019 eq. 2 with p - n = 2).
 // Computation gets the other cores, the same number per rank, in topology
 // order.
 #pragma once

@@ -1,4 +1,4 @@
-// What the pictures show, without drawing anything (METHOD.md section 8):
+// What the pictures show, without drawing anything (docs/method.md, "Showing results"):
 // the colour scales of the ratios, the log-scale time axes of the heat-maps,
 // the grid of cells, their label text, and the linear axis of the bars. The
 // cairo renderer (src/report/plots.cc) and the HTML summary only place what
@@ -128,7 +128,7 @@ struct LogAxis {
 };
 LogAxis MakeLogAxis(std::vector<double> values, double default_factor = 4.0);
 
-// One scale for both axes (METHOD.md section 8: the same log scale): pixels
+// One scale for both axes (docs/method.md, "Showing results": the same log scale): pixels
 // per decade so that both axes fit within max_w x max_h, but never smaller
 // than needed for the narrowest cell to be min_cell pixels (the picture
 // grows instead), nor larger than max_ppd (a one-point grid is not a

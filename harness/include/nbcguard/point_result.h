@@ -25,7 +25,7 @@ struct PointResult {
   Spread r_overhead, r_comm, r_comp_slowdown;
   // r_mpi_impact belongs to the computation row (comp target); repeated here.
   Spread r_mpi_impact;
-  // CPU-busy fractions (paper 003): process CPU time / wall time inside the
+  // CPU-busy fractions (Hoefler et al., 2006): process CPU time / wall time inside the
   // nonblocking collective + MPI_Wait and inside its blocking twin, the
   // busiest rank per repetition. They belong to the communication row (comm
   // target), measured once per communication size; repeated here. Not
@@ -35,8 +35,8 @@ struct PointResult {
 
   Diagnosis diagnosis = Diagnosis::kInvalid;
 
-  // Peers' figures from the same overlap samples (percent; METHOD.md
-  // section 3), shown beside r_overhead, never used in verdicts.
+  // Peers' figures from the same overlap samples (percent; docs/method.md,
+  // "Metrics"), shown beside r_overhead, never used in verdicts.
   Spread osu_overlap_pct, imb_overlap_pct;
   // Application-side progression (poll, thread-*): median MPI_Test calls
   // rank 0 made during one overlap run; negative when not measured.

@@ -1,4 +1,4 @@
-// Calibration by time (METHOD.md section 6): geometric bracketing, then
+// Calibration by time (docs/method.md, "Calibration by time"): geometric bracketing, then
 // quadratic interpolation of (size, time) points with a bisection safeguard.
 #include "nbcguard/calibrate.h"
 

@@ -342,7 +342,7 @@ void ParsePartitionCounts(const Value& v, PartitionedDraft& d) {
 const std::vector<Field<PartitionedDraft>>& PartitionedFields() {
   static const std::vector<Field<PartitionedDraft>> fields = {
       {"buffer", "a size with a unit from 1B to 1GiB, e.g. 8MiB", Need::kOptional, "8MiB",
-       "bytes sent from rank 0 to rank 1 in one sample (paper 004: 8 MiB)",
+       "bytes sent from rank 0 to rank 1 in one sample (Schneewind, HLRS: 8 MiB)",
        [](const Value& v, PartitionedDraft& d) {
          std::optional<std::string> text = yaml_schema::ScalarText(v.node);
          std::string error;
@@ -359,7 +359,7 @@ const std::vector<Field<PartitionedDraft>>& PartitionedFields() {
        "factor: 2}; each must divide the buffer",
        Need::kOptional, nullptr,
        "partition sizes, one grid row each (absent, and no partition_counts: 512B doubling up to the buffer, "
-       "as in paper 004)",
+       "as in Schneewind, HLRS)",
        ParsePartitionSizes},
       {"partition_counts", "a non-empty list of partition counts from 1 to 32768, e.g. [1, 16, 1024]; each must "
                            "divide the buffer's bytes",
@@ -612,7 +612,7 @@ const std::vector<CaseField>& AllCaseFields() {
        kOverlapOnly},
       {{"kind", "one of " + yaml_schema::Join(CaseKindNames()), Need::kOptional, "overlap",
         "what the case measures: overlap of a nonblocking collective with computation, or MPI-4 partitioned "
-        "point-to-point against MPI_Send, MPI_Isend and persistent sends (paper 004)",
+        "point-to-point against MPI_Send, MPI_Isend and persistent sends (Schneewind, HLRS)",
         ParseKind},
        kBoth},
       {{"partitioned",

@@ -1,4 +1,4 @@
-// Named causes of bad overlap (METHOD.md section 3, paper section 3.3).
+// Named causes of bad overlap (docs/method.md, "Metrics"; Denis et al., CCPE 2022, section 3.3).
 #include "nbcguard/diagnosis.h"
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// The four ratios of the BenchNBC paper (METHOD.md section 3).
+// The four ratios of the BenchNBC paper (docs/method.md, "Metrics").
 #include "nbcguard/metrics.h"
 
 #include <algorithm>

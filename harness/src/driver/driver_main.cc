@@ -201,8 +201,8 @@ struct Deploy {
   std::string skip;
 };
 
-// What each deployment means for each library (paper 000 section 7; the
-// application-side progression of paper 001 is the same for every library).
+// What each deployment means for each library (Denis et al., CCPE 2022, section 7; the
+// application-side progression of Denis et al., IJHPCA 2019 is the same for every library).
 Deploy Plan(Deployment d, const std::string& impl, const CaseSpec& c) {
   Deploy p;
   p.env["OMP_WAIT_POLICY"] = "PASSIVE";  // idle compute threads must not spin against MPI

@@ -350,7 +350,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
     red.mpi_impact.push_back(row);
   }
 
-  // CPU overhead per communication row (paper 003): the busiest rank's
+  // CPU overhead per communication row (Hoefler et al., 2006): the busiest rank's
   // CPU-busy fraction per repetition, nonblocking + wait and blocking.
   std::map<double, std::pair<Spread, Spread>> cpu;  // comm target -> (nbc, blocking)
   red.cpu_overhead = json::array();

@@ -61,7 +61,7 @@ using GlobalSamples = std::vector<std::vector<std::vector<double>>>;
 GlobalSamples ToGlobal(const nlohmann::json& samples, const std::vector<ClockFit>& clocks);
 
 // First rank's start (stamp `first`) to last rank's end (stamp `last`) of
-// one sample (paper 000 section 4.1).
+// one sample (Denis et al., CCPE 2022, section 4.1).
 double Span(const std::vector<std::vector<double>>& ranks, int first, int last);
 
 // The slowest process per repetition: values is [process][rep] flattened.
@@ -73,7 +73,7 @@ struct Reduction {
   nlohmann::json barrier;           // exit skews: synchronized vs MPI_Barrier
   nlohmann::json calibration;       // per target: size, time, converged, reason
   nlohmann::json mpi_impact;        // per comp target
-  nlohmann::json cpu_overhead;      // per comm target: CPU-busy fractions (paper 003)
+  nlohmann::json cpu_overhead;      // per comm target: CPU-busy fractions (Hoefler et al., 2006)
   nlohmann::json samples;           // per point: every sample's global times
   std::string conformance_error;    // non-empty: a collective returned wrong data
   int late_redone = 0;

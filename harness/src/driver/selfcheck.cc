@@ -83,7 +83,7 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
               "barrier exit skew median %.2f us%s)\n",
               model.clock_error * 1e6, model.skew * 1e6,
               o.inject_offset != 0 || o.inject_drift != 0 ? ", rank 1's clock offset and drift injected" : "");
-  std::printf("  acknowledgement (paper 002): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
+  std::printf("  acknowledgement (de Supinski and Karonis, HPDC 1999): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
   std::printf("  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew; a difference past it fails only "
               "when the confidence intervals of both medians are past it too (else: within noise)\n",
               100 * model.relative);

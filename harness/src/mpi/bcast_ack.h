@@ -1,4 +1,4 @@
-// The acknowledgement method of paper 002 over MPI (pure part:
+// The acknowledgement method of de Supinski and Karonis, HPDC 1999 over MPI (pure part:
 // nbcguard/bcast_ack.h). Rank 0 is the broadcast's root; every call is
 // collective over `comm` and returns the root's per-iteration times (empty
 // on the other ranks).

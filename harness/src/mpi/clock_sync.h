@@ -1,4 +1,4 @@
-// The global clock over MPI (paper 000 section 4.2): ping-pongs with rank 0
+// The global clock over MPI (Denis et al., CCPE 2022, section 4.2): ping-pongs with rank 0
 // (flat loop) or along a tree (nbcguard/clock_tree.h: a synchronized partner
 // answers with its estimate of rank 0's time), best round trip per round,
 // offset points against rank 0's clock accumulated over the whole run. Real-time use (the synchronized barrier) extrapolates the fit

@@ -604,7 +604,7 @@ int Harness::RunOverlap() {
 }
 
 // MPI-4 partitioned communication against MPI_Send, MPI_Isend and persistent
-// sends per partition (paper 004), rank 0 to rank 1. Per grid point
+// sends per partition (Schneewind, HLRS), rank 0 to rank 1. Per grid point
 // (partition size x ready order x threads) the four mechanisms take turns
 // sample by sample, each timed from the synchronized barrier's release to
 // the last rank's end (Measurer::Run, global time as everywhere), so a drift
@@ -721,7 +721,7 @@ int Harness::RunPartitioned() {
   return 0;
 }
 
-// CPU overhead of one communication size (paper 003): the blocking twin and
+// CPU overhead of one communication size (Hoefler et al., 2006): the blocking twin and
 // the nonblocking collective + MPI_Wait take turns, sample by sample (a
 // drift of the machine's speed then biases neither), each after the
 // synchronized barrier, `repetitions` samples of each, data filled and

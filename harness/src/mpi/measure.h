@@ -1,4 +1,4 @@
-// Timed repetitions under the synchronized barrier (paper 000 Algorithm 1
+// Timed repetitions under the synchronized barrier (Denis et al., CCPE 2022, Algorithm 1
 // and section 5.1). Every decision (late sample, wrong result, converged
 // calibration) is agreed across ranks, so ranks never take different paths.
 #pragma once

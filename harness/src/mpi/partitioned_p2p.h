@@ -1,5 +1,5 @@
 // The four ways of moving one buffer in partitions from rank 0 to rank 1
-// (paper 004): MPI_Send per partition, MPI_Isend per partition + Waitall,
+// (Schneewind, HLRS): MPI_Send per partition, MPI_Isend per partition + Waitall,
 // persistent sends (MPI_Send_init once, MPI_Start per partition + Waitall),
 // and MPI-4 partitioned communication (MPI_Psend_init once, MPI_Start,
 // MPI_Pready per partition, MPI_Wait; receiver MPI_Precv_init, MPI_Parrived
@@ -34,7 +34,7 @@ class PartitionedTransfer {
   PartitionedTransfer& operator=(const PartitionedTransfer&) = delete;
 
   // Creates the persistent and partitioned requests of one grid point
-  // (untimed: initialisation is not part of a transfer, paper 004).
+  // (untimed: initialisation is not part of a transfer, Schneewind, HLRS).
   void Setup(const PartitionedPointSpec& point);
   void Teardown();
 

@@ -1,4 +1,4 @@
-// The synchronized barrier (paper 000 section 4.2): rank 0 picks a deadline
+// The synchronized barrier (Denis et al., CCPE 2022, section 4.2): rank 0 picks a deadline
 // in the future on the global clock, every rank busy-waits until its global
 // time reaches it, so all leave at the same instant. A rank that gets the
 // deadline after it passed is late; the caller agrees on lateness with the

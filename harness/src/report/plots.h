@@ -1,4 +1,4 @@
-// The pictures of one test (METHOD.md section 8), drawn with cairo from its
+// The pictures of one test (docs/method.md, "Showing results"), drawn with cairo from its
 // results.json: the r_overhead heat-map, the r_comm / r_comp_slowdown pair,
 // and the r_mpi_impact bars, each as PNG (CDash, the HTML summary) and SVG
 // (papers, zooming into a large grid).

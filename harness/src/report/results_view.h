@@ -57,7 +57,7 @@ struct CaseView {
   double LowestPartitioned() const;  // lowest median r_partitioned over valid points; NaN when none
   double MaxImpact() const;      // NaN when none was measured
   // Largest median CPU-busy fraction over the valid points (NaN when none
-  // has one: results written before paper 003's measurement existed).
+  // has one: results written before Hoefler et al., 2006's measurement existed).
   double MaxCpuBusyNbc() const;
   double MaxCpuBusyBlocking() const;
 };
