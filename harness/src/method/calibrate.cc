@@ -75,6 +75,13 @@ class Search {
   // Next size strictly inside (lo, hi); nullopt when none is left.
   std::optional<Size> Propose();
   void Finish();
+  // The steps of Run(): each returns kContinue to go on, or how the search
+  // ended (kFailed with result_.reason set).
+  Outcome CheckOptions();
+  Outcome Exhausted();
+  Outcome Grow();    // only sizes below the target seen so far
+  Outcome Shrink();  // only sizes above the target seen so far
+  Outcome Narrow();  // bracketed: lo below, hi above
 
   const std::function<double(Size)>& cost_;
   const double target_;
@@ -253,122 +260,120 @@ void Search::Finish() {
   if (result_.converged) result_.reason.clear();
 }
 
-CalibrationResult Search::Run() {
-  auto done = [&](Outcome o) {
-    result_.converged = o == Outcome::kConverged;
-    Finish();
-    return result_;
-  };
-  auto exhausted = [&]() {
-    std::string reason = "no size within " + Percent(o_.tolerance) + " of target " +
-                         Time(target_) + " after " + std::to_string(result_.steps.size()) +
-                         " evaluations";
-    if (lo_ && hi_) {
-      reason += " (last bracket: " + At(*lo_) + ", " + At(*hi_) + ")";
-    }
-    result_.reason = reason;
-    return done(Outcome::kFailed);
-  };
+Search::Outcome Search::Exhausted() {
+  std::string reason = "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) + " after " +
+                       std::to_string(result_.steps.size()) + " evaluations";
+  if (lo_ && hi_) {
+    reason += " (last bracket: " + At(*lo_) + ", " + At(*hi_) + ")";
+  }
+  result_.reason = reason;
+  return Outcome::kFailed;
+}
 
+Search::Outcome Search::CheckOptions() {
   if (!std::isfinite(target_) || !(target_ > 0)) {
     result_.reason = "the target time must be positive and finite (got " + Time(target_) + ")";
-    return done(Outcome::kFailed);
+    return Outcome::kFailed;
   }
   if (!std::isfinite(o_.tolerance) || o_.tolerance < 0) {
     result_.reason = "the tolerance must be a finite, non-negative fraction";
-    return done(Outcome::kFailed);
+    return Outcome::kFailed;
   }
   if (!std::isfinite(o_.growth_exponent) || o_.growth_exponent <= 0) {
     result_.reason = "the growth exponent must be positive and finite";
-    return done(Outcome::kFailed);
+    return Outcome::kFailed;
   }
   if (o_.min_size > o_.max_size) {
     result_.reason = "empty size range: min_size " + SizeText(o_.min_size) + " > max_size " +
                      SizeText(o_.max_size);
-    return done(Outcome::kFailed);
+    return Outcome::kFailed;
   }
-  if (o_.max_iterations <= 0) return exhausted();
+  if (o_.max_iterations <= 0) return Exhausted();
+  return Outcome::kContinue;
+}
 
-  const Size start = std::clamp(std::max(o_.start_size, o_.min_size), o_.min_size, o_.max_size);
-  Outcome out = Evaluate(start);
-
-  while (out == Outcome::kContinue) {
-    if (!(lo_ && hi_)) {
-      // Bracketing: walk away from the target's wrong side geometrically.
-      if (lo_) {  // everything seen so far is below the target: grow
-        if (lo_->size >= o_.max_size) {
-          result_.reason = "target " + Time(target_) +
-                           " is above the time at the largest size (" + At(*lo_) + ")";
-          return done(Outcome::kFailed);
-        }
-        if (static_cast<int>(result_.steps.size()) >= o_.max_iterations) return exhausted();
-        const double next = static_cast<double>(std::max<Size>(lo_->size, 1)) * GrowthFactor(true);
-        Size s = next >= static_cast<double>(o_.max_size) ? o_.max_size
-                                                          : static_cast<Size>(std::round(next));
-        s = std::clamp(s, lo_->size + 1, o_.max_size);
-        out = Evaluate(s);
-      } else {  // everything seen so far is above the target: shrink
-        if (hi_->size <= o_.min_size) {
-          result_.reason = "target " + Time(target_) +
-                           " is below the time at the smallest size (" + At(*hi_) + ")";
-          return done(Outcome::kFailed);
-        }
-        if (static_cast<int>(result_.steps.size()) >= o_.max_iterations) return exhausted();
-        const double next = static_cast<double>(hi_->size) / GrowthFactor(false);
-        Size s = next <= static_cast<double>(o_.min_size) ? o_.min_size
-                                                          : static_cast<Size>(std::round(next));
-        s = std::clamp(s, o_.min_size, hi_->size - 1);
-        out = Evaluate(s);
-      }
-      continue;
-    }
-
-    // Bracketed: lo below, hi above, nothing evaluated strictly between.
-    if (IsJump(*lo_, *hi_) && rechecks_done_ < o_.recheck_steps &&
-        static_cast<int>(result_.steps.size()) + 2 <= o_.max_iterations) {
-      // Measure both ends again before believing the step; the bracket is
-      // rebuilt from the new times (either end may now be on the other
-      // side of the target, which sends the search back to bracketing).
-      ++rechecks_done_;
-      const Size ends[2] = {lo_->size, hi_->size};
-      lo_.reset();
-      hi_.reset();
-      force_bisect_ = false;
-      for (Size s : ends) {
-        out = Evaluate(s);
-        if (out != Outcome::kContinue) break;
-      }
-      continue;
-    }
-    if (IsJump(*lo_, *hi_)) {
-      result_.reason = "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) +
-                       ": the time jumps from " + At(*lo_) + " to " + At(*hi_) +
-                       (lo_->size + 1 >= hi_->size
-                            ? " with no size in between (a step in the cost, e.g. the library "
-                              "switches algorithm there, or sizes too coarse for this target)"
-                            : " within " + Percent(kJumpWidth) +
-                                  " of size (a step in the cost, e.g. the library switches "
-                                  "algorithm there)");
-      return done(Outcome::kFailed);
-    }
-    if (static_cast<int>(result_.steps.size()) >= o_.max_iterations) return exhausted();
-    const double width_before = std::log(static_cast<double>(hi_->size) /
-                                         static_cast<double>(std::max<Size>(lo_->size, 1)));
-    const bool bisecting = force_bisect_;
-    const std::optional<Size> next = Propose();
-    if (!next) {  // cannot happen while lo + 1 < hi; stay safe
-      return exhausted();
-    }
-    out = Evaluate(*next);
-    if (out != Outcome::kContinue) break;
-    // Safeguard: an interpolation step that did not halve the bracket (in
-    // log size) is followed by a bisection, so the bracket at least halves
-    // every two evaluations even on costs the parabola models badly.
-    const double width_after = std::log(static_cast<double>(hi_->size) /
-                                        static_cast<double>(std::max<Size>(lo_->size, 1)));
-    force_bisect_ = !bisecting && width_after > 0.5 * width_before;
+// Bracketing: walk away from the target's wrong side geometrically.
+Search::Outcome Search::Grow() {
+  if (lo_->size >= o_.max_size) {
+    result_.reason = "target " + Time(target_) + " is above the time at the largest size (" + At(*lo_) + ")";
+    return Outcome::kFailed;
   }
-  return done(out);
+  if (static_cast<int>(result_.steps.size()) >= o_.max_iterations) return Exhausted();
+  const double next = static_cast<double>(std::max<Size>(lo_->size, 1)) * GrowthFactor(true);
+  Size s = next >= static_cast<double>(o_.max_size) ? o_.max_size : static_cast<Size>(std::round(next));
+  s = std::clamp(s, lo_->size + 1, o_.max_size);
+  return Evaluate(s);
+}
+
+Search::Outcome Search::Shrink() {
+  if (hi_->size <= o_.min_size) {
+    result_.reason = "target " + Time(target_) + " is below the time at the smallest size (" + At(*hi_) + ")";
+    return Outcome::kFailed;
+  }
+  if (static_cast<int>(result_.steps.size()) >= o_.max_iterations) return Exhausted();
+  const double next = static_cast<double>(hi_->size) / GrowthFactor(false);
+  Size s = next <= static_cast<double>(o_.min_size) ? o_.min_size : static_cast<Size>(std::round(next));
+  s = std::clamp(s, o_.min_size, hi_->size - 1);
+  return Evaluate(s);
+}
+
+// Bracketed: lo below, hi above, nothing evaluated strictly between.
+Search::Outcome Search::Narrow() {
+  if (IsJump(*lo_, *hi_) && rechecks_done_ < o_.recheck_steps &&
+      static_cast<int>(result_.steps.size()) + 2 <= o_.max_iterations) {
+    // Measure both ends again before believing the step; the bracket is
+    // rebuilt from the new times (either end may now be on the other
+    // side of the target, which sends the search back to bracketing).
+    ++rechecks_done_;
+    const Size ends[2] = {lo_->size, hi_->size};
+    lo_.reset();
+    hi_.reset();
+    force_bisect_ = false;
+    Outcome out = Outcome::kContinue;
+    for (Size s : ends) {
+      out = Evaluate(s);
+      if (out != Outcome::kContinue) break;
+    }
+    return out;
+  }
+  if (IsJump(*lo_, *hi_)) {
+    result_.reason = "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) +
+                     ": the time jumps from " + At(*lo_) + " to " + At(*hi_) +
+                     (lo_->size + 1 >= hi_->size
+                          ? " with no size in between (a step in the cost, e.g. the library "
+                            "switches algorithm there, or sizes too coarse for this target)"
+                          : " within " + Percent(kJumpWidth) +
+                                " of size (a step in the cost, e.g. the library switches "
+                                "algorithm there)");
+    return Outcome::kFailed;
+  }
+  if (static_cast<int>(result_.steps.size()) >= o_.max_iterations) return Exhausted();
+  const double width_before =
+      std::log(static_cast<double>(hi_->size) / static_cast<double>(std::max<Size>(lo_->size, 1)));
+  const bool bisecting = force_bisect_;
+  const std::optional<Size> next = Propose();
+  if (!next) return Exhausted();  // cannot happen while lo + 1 < hi; stay safe
+  const Outcome out = Evaluate(*next);
+  if (out != Outcome::kContinue) return out;
+  // Safeguard: an interpolation step that did not halve the bracket (in
+  // log size) is followed by a bisection, so the bracket at least halves
+  // every two evaluations even on costs the parabola models badly.
+  const double width_after =
+      std::log(static_cast<double>(hi_->size) / static_cast<double>(std::max<Size>(lo_->size, 1)));
+  force_bisect_ = !bisecting && width_after > 0.5 * width_before;
+  return Outcome::kContinue;
+}
+
+CalibrationResult Search::Run() {
+  Outcome out = CheckOptions();
+  if (out == Outcome::kContinue) {
+    const Size start = std::clamp(std::max(o_.start_size, o_.min_size), o_.min_size, o_.max_size);
+    out = Evaluate(start);
+  }
+  while (out == Outcome::kContinue) out = lo_ && hi_ ? Narrow() : lo_ ? Grow() : Shrink();
+  result_.converged = out == Outcome::kConverged;
+  Finish();
+  return result_;
 }
 
 }  // namespace

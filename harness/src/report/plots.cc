@@ -487,6 +487,80 @@ Figure HeatmapFigure(cairo_t* m, const CaseView& v, const plot::Grid& grid, std:
 
 // --------------------------------------------------------------- bars --
 
+// The plot area of the r_mpi_impact bars: where a ratio lands.
+struct ImpactArea {
+  double px, py, ph, w;
+  plot::LinearAxis axis;
+  double Y(double r) const { return py + ph - axis.Fraction(r) * ph; }
+};
+
+// Grid lines, y ticks and the y label.
+void DrawImpactGrid(cairo_t* cr, const ImpactArea& a) {
+  cairo_set_line_width(cr, 1);
+  for (double t : a.axis.ticks) {
+    const double ty = std::round(a.Y(t)) + 0.5;
+    SetColour(cr, {0.90, 0.90, 0.90});
+    cairo_move_to(cr, a.px, ty);
+    cairo_line_to(cr, a.px + a.w, ty);
+    cairo_stroke(cr);
+    Text(cr, a.px - 8, ty, plot::FormatRatio(t), kTickFont, Align::kRight);
+  }
+  cairo_save(cr);
+  SetColour(cr, kMuted);
+  VerticalText(cr, kMargin + 9, a.py + a.ph / 2, "r_mpi_impact (idle MPI / no MPI)", kAxisFont);
+  cairo_restore(cr);
+}
+
+// One bar centred on cx, bw wide: the median, its interval as a whisker,
+// both as text above; a dashed outline where there is no ratio.
+void DrawImpactBar(cairo_t* cr, const ImpactArea& a, const plot::ImpactBar& b, double cx, double bw) {
+  Text(cr, cx, a.py + a.ph + 14, FormatDuration(b.comp), kTickFont, Align::kCentre);
+  if (!b.impact.present()) {
+    DashedRect(cr, cx - bw / 2, a.Y(1), bw, a.Y(0) - a.Y(1));
+    Text(cr, cx, (a.Y(0) + a.Y(1)) / 2, "no ratio", 11, Align::kCentre, false, kMuted);
+    return;
+  }
+  const Rgb fill = plot::ImpactScale().At(b.impact.median);
+  FillRect(cr, cx - bw / 2, a.Y(b.impact.median), bw, a.Y(0) - a.Y(b.impact.median), fill);
+  double label_top = a.Y(b.impact.median);
+  if (std::isfinite(b.impact.lo) && std::isfinite(b.impact.hi)) {
+    SetColour(cr, kInk);
+    cairo_set_line_width(cr, 1.5);
+    cairo_move_to(cr, cx, a.Y(b.impact.lo));
+    cairo_line_to(cr, cx, a.Y(b.impact.hi));
+    for (double e : {b.impact.lo, b.impact.hi}) {
+      cairo_move_to(cr, cx - 9, a.Y(e));
+      cairo_line_to(cr, cx + 9, a.Y(e));
+    }
+    cairo_stroke(cr);
+    label_top = std::min(label_top, a.Y(b.impact.hi));
+  }
+  Text(cr, cx, label_top - 22, plot::FormatRatio(b.impact.median), 13, Align::kCentre, true);
+  Text(cr, cx, label_top - 8, plot::FormatInterval(b.impact.lo, b.impact.hi), 10, Align::kCentre, false, kMuted);
+}
+
+// The line at 1 (no impact), drawn over the bars so it reads through them,
+// the frame and the x label.
+void DrawImpactAxes(cairo_t* cr, const ImpactArea& a) {
+  const double one = std::round(a.Y(1)) + 0.5;
+  const double dash[] = {6, 4};
+  cairo_save(cr);
+  SetColour(cr, kInk);
+  cairo_set_line_width(cr, 1.5);
+  cairo_set_dash(cr, dash, 2, 0);
+  cairo_move_to(cr, a.px, one);
+  cairo_line_to(cr, a.px + a.w, one);
+  cairo_stroke(cr);
+  cairo_restore(cr);
+  SetColour(cr, kFrame);
+  cairo_set_line_width(cr, 1);
+  cairo_move_to(cr, a.px + 0.5, a.py);
+  cairo_line_to(cr, a.px + 0.5, a.py + a.ph + 0.5);
+  cairo_line_to(cr, a.px + a.w, a.py + a.ph + 0.5);
+  cairo_stroke(cr);
+  Text(cr, a.px + a.w / 2, a.py + a.ph + 36, "computation time (target)", kAxisFont, Align::kCentre, false, kMuted);
+}
+
 Figure ImpactFigure(cairo_t* m, const CaseView& v) {
   const Header header = MakeHeader(v, "r_mpi_impact");
   auto bars = std::make_shared<std::vector<plot::ImpactBar>>(v.impact);
@@ -507,71 +581,15 @@ Figure ImpactFigure(cairo_t* m, const CaseView& v) {
   plot_w = f.w - left - kMargin - 10;  // the bars use the width the title needs
   const double top = header.Height() + 10;
   f.h = top + kPlotH + 44 + 17.0 * (notes.size() + legend.size()) + 30 + kMargin;
-  f.paint = [&v, bars, axis, header, notes, legend, left, plot_w, top, f_w = f.w](cairo_t* cr) {
+  const ImpactArea area{left, top, kPlotH, plot_w, axis};
+  f.paint = [&v, bars, area, header, notes, legend, f_w = f.w](cairo_t* cr) {
     header.Draw(cr, f_w);
-    const double py = top, ph = kPlotH, px = left;
-    auto Y = [&](double r) { return py + ph - axis.Fraction(r) * ph; };
-    // Grid lines and y ticks.
-    cairo_set_line_width(cr, 1);
-    for (double t : axis.ticks) {
-      const double ty = std::round(Y(t)) + 0.5;
-      SetColour(cr, {0.90, 0.90, 0.90});
-      cairo_move_to(cr, px, ty);
-      cairo_line_to(cr, px + plot_w, ty);
-      cairo_stroke(cr);
-      Text(cr, px - 8, ty, plot::FormatRatio(t), kTickFont, Align::kRight);
-    }
-    cairo_save(cr);
-    SetColour(cr, kMuted);
-    VerticalText(cr, kMargin + 9, py + ph / 2, "r_mpi_impact (idle MPI / no MPI)", kAxisFont);
-    cairo_restore(cr);
-    const double slot = plot_w / std::max<std::size_t>(bars->size(), 1);
-    for (std::size_t i = 0; i < bars->size(); ++i) {
-      const plot::ImpactBar& b = (*bars)[i];
-      const double cx = px + slot * (i + 0.5), bw = std::min(72.0, slot * 0.5);
-      Text(cr, cx, py + ph + 14, FormatDuration(b.comp), kTickFont, Align::kCentre);
-      if (!b.impact.present()) {
-        DashedRect(cr, cx - bw / 2, Y(1) , bw, Y(0) - Y(1));
-        Text(cr, cx, (Y(0) + Y(1)) / 2, "no ratio", 11, Align::kCentre, false, kMuted);
-        continue;
-      }
-      const Rgb fill = plot::ImpactScale().At(b.impact.median);
-      FillRect(cr, cx - bw / 2, Y(b.impact.median), bw, Y(0) - Y(b.impact.median), fill);
-      double label_top = Y(b.impact.median);
-      if (std::isfinite(b.impact.lo) && std::isfinite(b.impact.hi)) {
-        SetColour(cr, kInk);
-        cairo_set_line_width(cr, 1.5);
-        cairo_move_to(cr, cx, Y(b.impact.lo));
-        cairo_line_to(cr, cx, Y(b.impact.hi));
-        for (double e : {b.impact.lo, b.impact.hi}) {
-          cairo_move_to(cr, cx - 9, Y(e));
-          cairo_line_to(cr, cx + 9, Y(e));
-        }
-        cairo_stroke(cr);
-        label_top = std::min(label_top, Y(b.impact.hi));
-      }
-      Text(cr, cx, label_top - 22, plot::FormatRatio(b.impact.median), 13, Align::kCentre, true);
-      Text(cr, cx, label_top - 8, plot::FormatInterval(b.impact.lo, b.impact.hi), 10, Align::kCentre, false, kMuted);
-    }
-    // The line at 1 (no impact) over the bars, so it reads through them.
-    const double one = std::round(Y(1)) + 0.5;
-    const double dash[] = {6, 4};
-    cairo_save(cr);
-    SetColour(cr, kInk);
-    cairo_set_line_width(cr, 1.5);
-    cairo_set_dash(cr, dash, 2, 0);
-    cairo_move_to(cr, px, one);
-    cairo_line_to(cr, px + plot_w, one);
-    cairo_stroke(cr);
-    cairo_restore(cr);
-    SetColour(cr, kFrame);
-    cairo_set_line_width(cr, 1);
-    cairo_move_to(cr, px + 0.5, py);
-    cairo_line_to(cr, px + 0.5, py + ph + 0.5);
-    cairo_line_to(cr, px + plot_w, py + ph + 0.5);
-    cairo_stroke(cr);
-    Text(cr, px + plot_w / 2, py + ph + 36, "computation time (target)", kAxisFont, Align::kCentre, false, kMuted);
-    double y = py + ph + 60;
+    DrawImpactGrid(cr, area);
+    const double slot = area.w / std::max<std::size_t>(bars->size(), 1);
+    for (std::size_t i = 0; i < bars->size(); ++i)
+      DrawImpactBar(cr, area, (*bars)[i], area.px + slot * (i + 0.5), std::min(72.0, slot * 0.5));
+    DrawImpactAxes(cr, area);
+    double y = area.py + area.ph + 60;
     for (const std::string& n : notes) {
       Text(cr, kMargin, y, Fit(cr, n, 11, false, f_w - 2 * kMargin), 11, Align::kLeft, false, kMuted);
       y += 17;
