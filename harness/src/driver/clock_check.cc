@@ -11,7 +11,8 @@
 #include "driver_common.h"
 #include "nbcguard/clock_tree.h"
 #include "nbcguard/stats.h"
-#include "reduce.h"
+#include "nbcguard/raw_records.h"
+#include "nbcguard/reduce.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -70,13 +71,13 @@ ClockCheckRun MeasureClockCheck(const Config& cfg, const ClockCheckOptions& o, c
                 std::to_string(r.exit_code) + "): " + ShellQuote(cmd);
     return out;
   }
-  const auto probes = RecordsOfType(raw, "clock_probes");
+  const auto probes = RecordsOfType(raw, record::kClockProbes);
   if (probes.empty()) {
     out.status = kHarnessFailed;
     out.error = "the harness wrote no clock probes";
     return out;
   }
-  for (const json* c : RecordsOfType(raw, "clock")) {
+  for (const json* c : RecordsOfType(raw, record::kClock)) {
     const std::string phase = (*c).value("phase", std::string("?"));
     if (!out.phase_seconds.contains(phase)) out.phase_seconds[phase] = (*c).value("seconds", NAN);
   }

@@ -31,7 +31,8 @@
 #include "nbcguard/threshold_spec.h"
 #include "nbcguard/units.h"
 #include "nbcguard/verdict.h"
-#include "reduce.h"
+#include "nbcguard/raw_records.h"
+#include "nbcguard/reduce.h"
 #include "report.h"
 #include "results_files.h"
 #include "progress_watch.h"
@@ -292,7 +293,7 @@ ImpactRuns RunImpact(const Config& cfg, int nodes, int threads, const std::vecto
         out.error = "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
         return;
       }
-      for (const json* p : RecordsOfType(raw, "passive")) {
+      for (const json* p : RecordsOfType(raw, record::kPassive)) {
         if ((*p).value("late", false)) out.error = "a rank started its computation with MPI idle late";
         json rec = *p;
         rec["round"] = round;
@@ -532,7 +533,7 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
   ProcessResult hr = RunProcess(cmd, plan.env, std::max(1.0, left()));
 
   RawRun raw = ReadRaw(raw_path.string());
-  for (const json* s : RecordsOfType(raw, "skip")) {
+  for (const json* s : RecordsOfType(raw, record::kSkip)) {
     std::cout << "SKIP " << id << ": " << (*s)["reason"].get<std::string>() << "\n";
     out.rc = kSkip;
     return out;
@@ -545,10 +546,10 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
     harness_error = "harness failed (exit " + std::to_string(hr.exit_code) + "); completed points are kept";
 
   int threads = 0;
-  for (const json* t : RecordsOfType(raw, "threads")) threads = (*t)["threads"];
+  for (const json* t : RecordsOfType(raw, record::kThreads)) threads = (*t)["threads"];
   std::vector<int> sizes;
   std::vector<double> size_targets;
-  for (const json* p : RecordsOfType(raw, "comp_calibration")) {
+  for (const json* p : RecordsOfType(raw, record::kCompCalibration)) {
     if (!(*p)["converged"].get<bool>()) continue;
     sizes.push_back((*p)["size"]);
     size_targets.push_back((*p)["target"]);
@@ -586,7 +587,7 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
   }
   if (IsApplicationProgression(d)) {
     info.progression = {{"strategy", d == Deployment::kPoll ? "poll" : "thread"}, {"interval", c.progress_interval}};
-    for (const json* pl : RecordsOfType(raw, "placement")) {
+    for (const json* pl : RecordsOfType(raw, record::kPlacement)) {
       json rec = *pl;
       rec.erase("type");
       info.progression["placement"] = rec;
@@ -617,7 +618,7 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
   // clock), the job as launched, the r_mpi_impact jobs, and the whole test.
   results["cost"] = {{"harness_job", hr.seconds}, {"mpi_impact_jobs", impact_seconds},
                      {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
-  for (const json* ph : RecordsOfType(raw, "phase_times")) {
+  for (const json* ph : RecordsOfType(raw, record::kPhaseTimes)) {
     for (const char* k : {"sync", "calibration", "measurement"}) results["cost"][k] = (*ph)[k];
   }
   if (c.reference.active()) {
@@ -778,7 +779,7 @@ int RunPartitionedCase(const Config& cfg, const CaseSpec& c, const std::vector<i
 
     const RawRun raw = ReadRaw(raw_path.string());
     bool skipped = false;
-    for (const json* s : RecordsOfType(raw, "skip")) {
+    for (const json* s : RecordsOfType(raw, record::kSkip)) {
       std::cout << "SKIP " << id << ": " << (*s)["reason"].get<std::string>() << "\n";
       skipped = true;
     }

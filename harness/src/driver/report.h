@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nbcguard/verdict.h"
-#include "reduce.h"
+#include "nbcguard/reduce.h"
 
 namespace nbcguard {
 

@@ -12,7 +12,8 @@
 #include "nbcguard/deployment.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/units.h"
-#include "reduce.h"
+#include "nbcguard/raw_records.h"
+#include "nbcguard/reduce.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -30,7 +31,7 @@ int Verify(const Config& cfg, int nodes, const std::string& out, const std::stri
   RawRun raw = ReadRaw(raw_path.string());
   std::set<std::string> verified;
   for (const json* v : RecordsOfType(raw, "verified")) verified.insert((*v)["collective"].get<std::string>());
-  for (const json* f : RecordsOfType(raw, "conformance_failure"))
+  for (const json* f : RecordsOfType(raw, record::kConformanceFailure))
     std::cout << "CONFORMANCE FAILURE: " << (*f)["collective"].get<std::string>() << " count "
               << (*f)["count"] << ": " << (*f)["error"].get<std::string>() << "\n";
   int missing = 0;
@@ -59,7 +60,7 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   std::cerr << "nbcguard: bcast-check: " << DescribeLaunch(cfg, cmd) << "\n";
   ProcessResult r = RunProcess(cmd, {}, 300);
   RawRun raw = ReadRaw(raw_path.string());
-  for (const json* f : RecordsOfType(raw, "conformance_failure")) {
+  for (const json* f : RecordsOfType(raw, record::kConformanceFailure)) {
     std::cout << "CONFORMANCE FAILURE: ibcast count " << (*f)["count"] << ": " << (*f)["error"].get<std::string>()
               << "\n";
     return kConformance;
@@ -95,7 +96,7 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   bool all_agree = true;
   int within_noise = 0;
   double worst = 0;  // |difference| / tolerance
-  for (const json* rec : RecordsOfType(raw, "bcast_ack")) {
+  for (const json* rec : RecordsOfType(raw, record::kBcastAck)) {
     std::vector<double> global;
     for (const auto& s : ToGlobal((*rec)["sync"], clocks)) global.push_back(Span(s, 0, 1));
     std::vector<AckDestination> dests;

@@ -1,6 +1,7 @@
 // Post-mortem reduction of the harness's raw records: per-rank clock models
 // fitted over every calibration of the run (interpolation), timestamps on the
 // global clock, medians and ratios per grid point. Pure: records in, values out.
+// The records are those of raw_records.h (docs/raw-log.md).
 #pragma once
 
 #include <map>
@@ -12,22 +13,9 @@
 #include "nbcguard/clock_model.h"
 #include "nbcguard/cpu_overhead.h"
 #include "nbcguard/point_result.h"
+#include "nbcguard/raw_log.h"
 
 namespace nbcguard {
-
-struct RawRun {
-  nlohmann::json context;               // the "context" record (null when missing)
-  std::vector<nlohmann::json> records;  // all records in order
-  bool ended = false;                   // an "end" record was written
-  int status = -1;                      // its status
-  int truncated_lines = 0;              // unparsable lines (a write cut by a kill)
-};
-
-// Tolerates a missing file (empty run) and a torn last line.
-RawRun ReadRaw(const std::string& path);
-
-// The records of one type.
-std::vector<const nlohmann::json*> RecordsOfType(const RawRun& run, const std::string& type);
 
 // One model per rank, fitted over all its offset points (rank 0: identity).
 std::vector<ClockFit> FitClocks(const RawRun& run);
