@@ -366,8 +366,8 @@ const std::vector<Field<PartitionedDraft>>& PartitionedFields() {
        Need::kOptional, nullptr, "partitions per buffer, instead of partitions (sizes)", ParsePartitionCounts},
       {"orders", "one of " + yaml_schema::Join(ReadyOrderNames()) + ", or a list of them", Need::kOptional,
        "[left-right]",
-       "orders in which the sender marks partitions ready (README: random draws a new permutation per "
-       "repetition from seed; neighbour swaps pairs 1,0,3,2,...)",
+       "orders in which the sender marks partitions ready (random draws a new permutation per repetition "
+       "from seed; neighbour swaps pairs 1,0,3,2,...)",
        [](const Value& v, PartitionedDraft& d) {
          auto orders = yaml_schema::ReadItems<ReadyOrder>(v, true, [](const YAML::Node& n) {
            std::optional<std::string> s = yaml_schema::ScalarText(n);
@@ -607,7 +607,7 @@ const std::vector<CaseField>& AllCaseFields() {
             ") and optional latency, bandwidth, late_rank, late_delay, share, period",
         Need::kOptional, nullptr,
         "kind overlap: ground truth: replace the library's progression with a behaviour whose ratios are known "
-        "(README, Reference behaviours)",
+        "(docs/validation.md)",
         ParseReference},
        kOverlapOnly},
       {{"kind", "one of " + yaml_schema::Join(CaseKindNames()), Need::kOptional, "overlap",
@@ -622,8 +622,8 @@ const std::vector<CaseField>& AllCaseFields() {
         "kind partitioned: buffer, partition sizes, ready orders and Pready threads to measure", ParsePartitioned},
        kPartitionedOnly},
       {{"progression", "a mapping with optional key interval, e.g. {interval: 100us}", Need::kOptional, nullptr,
-        "kind overlap: application-side progression of the poll and thread-* deployments (README, Progress "
-        "strategies)",
+        "kind overlap: application-side progression of the poll and thread-* deployments (docs/cases.md, "
+        "\"Progress strategies\")",
         ParseProgression},
        kOverlapOnly},
   };

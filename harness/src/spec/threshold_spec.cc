@@ -244,6 +244,33 @@ const std::vector<std::string>& OverlapOnlyMatchKeys() {
 
 const char* const kLimitType = "a mapping with max, min or both, e.g. {max: 1.3}";
 
+// What each metric a limit may name measures, for the docs (the keys of
+// rules[].limits are the metric names, not a Field table).
+const char* MetricMeaning(Metric m) {
+  switch (m) {
+    case Metric::kOverhead:
+      return "overlap tests: (t_measured - max(t_comp_ref, t_comm_ref)) / min(t_comp_ref, t_comm_ref); 0 perfect "
+             "overlap, 1 serialized";
+    case Metric::kComm:
+      return "overlap tests: (t_call + t_wait) / t_comm_ref; ~0 the collective progressed in the background, ~1 "
+             "its work happened in MPI calls";
+    case Metric::kCompSlowdown:
+      return "overlap tests: t_comp / t_comp_ref; > 1 the computation was slowed while the collective ran";
+    case Metric::kMpiImpact:
+      return "overlap tests: computation time with MPI initialised and idle / without MPI, per computation size; "
+             "> 1 the idle runtime slows computing";
+    case Metric::kCpuBusyNbc:
+      return "overlap tests: process CPU time / wall time inside MPI_I<coll> + MPI_Wait, busiest rank, per "
+             "communication size; 1 the CPU polled throughout, 0 left free";
+    case Metric::kCpuBusyBlocking:
+      return "overlap tests: the same inside the blocking twin (MPI_Bcast for MPI_Ibcast, ...)";
+    case Metric::kPartitioned:
+      return "partitioned tests: partitioned bandwidth / the best of send, isend and persistent; 1 as good, < 1 "
+             "worse";
+  }
+  return "";
+}
+
 void ParseLimit(const YAML::Node& key, const YAML::Node& value, const Value& v, Rule& rule) {
   const std::string name = key.IsScalar() ? key.Scalar() : yaml_schema::Describe(key);
   const std::vector<std::string> names = MetricNames();
@@ -504,6 +531,9 @@ std::vector<SchemaKey> ThresholdSpecSchema() {
   yaml_schema::AppendDocs("rules[].region.", RegionFields(), out);
   yaml_schema::AppendDocs("rules[].region.<comm|comp>.", TimeBoundFields(), out);
   yaml_schema::AppendDocs("rules[].region.partition.", ByteBoundFields(), out);
+  for (Metric m : AllMetrics()) {
+    out.push_back({std::string("rules[].limits.") + MetricName(m), kLimitType, false, "", MetricMeaning(m)});
+  }
   yaml_schema::AppendDocs("rules[].limits.<metric>.", LimitBoundFields(), out);
   return out;
 }
