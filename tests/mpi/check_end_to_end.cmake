@@ -27,8 +27,8 @@ file(READ "${file}" json)
 # independent validator (tools/validate-results.py; skipped, exit 77, where
 # python3-jsonschema is missing), and says which version it is.
 if(PYTHON3 AND VALIDATE_RESULTS)
-  execute_process(COMMAND "${PYTHON3}" "${VALIDATE_RESULTS}" "${file}" RESULT_VARIABLE vrc OUTPUT_VARIABLE vout
-                  ERROR_VARIABLE verr)
+  execute_process(COMMAND "${PYTHON3}" "${VALIDATE_RESULTS}" "${file}"
+                  RESULT_VARIABLE vrc OUTPUT_VARIABLE vout ERROR_VARIABLE verr)
   if(NOT vrc EQUAL 0 AND NOT vrc EQUAL 77)
     message(FATAL_ERROR "results.json does not validate against the schema:\n${vout}${verr}")
   endif()

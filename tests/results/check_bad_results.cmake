@@ -5,7 +5,8 @@
 file(REMOVE_RECURSE "${OUT}")
 foreach(t ibcast ialltoall)
   file(MAKE_DIRECTORY "${OUT}/good/${t}/n2/basic")
-  file(COPY_FILE "${FIXTURES}/results/openmpi/${t}/n2/basic/results.json" "${OUT}/good/${t}/n2/basic/results.json")
+  file(COPY_FILE "${FIXTURES}/results/openmpi/${t}/n2/basic/results.json"
+                 "${OUT}/good/${t}/n2/basic/results.json")
 endforeach()
 file(MAKE_DIRECTORY "${OUT}/bad/typed/n2/basic" "${OUT}/bad/broken/n2/basic")
 file(COPY_FILE "${FIXTURES}/results-invalid/valid-is-string.json" "${OUT}/bad/typed/n2/basic/results.json")

@@ -78,7 +78,8 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
     c.calibration = seconds("calibration");
     c.measurement = seconds("measurement");
     c.impact = seconds("mpi_impact_jobs");
-    const json& cal = j.contains("calibration") && j["calibration"].is_object() ? j["calibration"] : json::object();
+    const json& cal =
+        j.contains("calibration") && j["calibration"].is_object() ? j["calibration"] : json::object();
     const CalibrationTally tally = TallyCalibration(cal);
     c.targets = tally.targets;
     c.evaluations = tally.evaluations;

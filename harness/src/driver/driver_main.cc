@@ -626,7 +626,8 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
     PrintReferenceDelivered(std::cout, results["reference_delivered"]);
   }
   out.results_path = dir / results_name;
-  if (const std::string e = WriteResults(out.results_path, results); !e.empty()) std::cout << "error: " << e << "\n";
+  if (const std::string e = WriteResults(out.results_path, results); !e.empty())
+    std::cout << "error: " << e << "\n";
   std::cout << "results: " << out.results_path.string() << "\n";
   RenderRunPlots(std::cout, results, dir);  // pictures never change the verdict
 

@@ -71,6 +71,7 @@ bool ReadCase(const nlohmann::json& results, CaseView* out, std::string* error);
 // the schema checked first), then ReadCase. False with *error naming the
 // file and the field ("<file>: points[0].valid: expected boolean, got
 // string"); never throws.
-bool ReadCaseFile(const std::filesystem::path& file, nlohmann::json* results, CaseView* out, std::string* error);
+bool ReadCaseFile(const std::filesystem::path& file, nlohmann::json* results, CaseView* out,
+                  std::string* error);
 
 }  // namespace nbcguard::report
