@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev                # results.json
   libcli11-dev                      # command lines of the driver and harness
   libgtest-dev                      # unit tests
+  python3-jsonschema                # tools/validate-results.py: results.json against its JSON Schema (tests)
   libcairo2-dev                     # heat-maps and r_mpi_impact bars (PNG, SVG)
   libhwloc-dev                      # cores and NUMA nodes for progress-thread placement
   fonts-dejavu-core                 # the pictures' font

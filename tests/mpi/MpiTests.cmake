@@ -62,6 +62,7 @@ nbcguard_mpi_test(bcast-ack-agreement TIMEOUT 300
 nbcguard_mpi_test(end-to-end TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/e2e
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -DIMPL=${_impl}
+          -DPYTHON3=${NBCGUARD_PYTHON3} -DVALIDATE_RESULTS=${NBCGUARD_VALIDATE_RESULTS}
           -P ${CMAKE_CURRENT_LIST_DIR}/check_end_to_end.cmake)
 
 # MPI-4 partitioned communication (kind: partitioned) end to end: on MPICH

@@ -23,6 +23,22 @@ endforeach()
 set(file "${OUT}/e2e/n2/basic/results.json")
 file(READ "${file}" json)
 
+# The file as written conforms to schema/results.schema.json, checked by an
+# independent validator (tools/validate-results.py; skipped, exit 77, where
+# python3-jsonschema is missing), and says which version it is.
+if(PYTHON3 AND VALIDATE_RESULTS)
+  execute_process(COMMAND "${PYTHON3}" "${VALIDATE_RESULTS}" "${file}"
+                  RESULT_VARIABLE vrc OUTPUT_VARIABLE vout ERROR_VARIABLE verr)
+  if(NOT vrc EQUAL 0 AND NOT vrc EQUAL 77)
+    message(FATAL_ERROR "results.json does not validate against the schema:\n${vout}${verr}")
+  endif()
+  message("${vout}")
+endif()
+string(JSON version ERROR_VARIABLE _e GET "${json}" schema_version)
+if(NOT version EQUAL 1)
+  message(FATAL_ERROR "${file}: schema_version is '${version}', expected 1")
+endif()
+
 macro(expect_number what)
   string(JSON _t ERROR_VARIABLE _e TYPE "${json}" ${ARGN})
   if(NOT _t STREQUAL "NUMBER")

@@ -102,12 +102,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <string>
 
 #include "nbcguard/diagnosis.h"
 #include "nbcguard/reference.h"
+#include "nbcguard/results_io.h"
 
 namespace {
 
@@ -168,9 +168,13 @@ int main(int argc, char** argv) {
     std::cerr << "usage: nbcguard-reference-check <results.json>\n";
     return 2;
   }
-  std::ifstream f(argv[1]);
-  const json r = json::parse(f, nullptr, false);
-  if (r.is_discarded() || !r.contains("reference") || !r["reference"].is_object()) {
+  const nbcguard::ResultsRead read = nbcguard::ReadResults(argv[1]);
+  if (!read.ok()) {
+    std::cerr << read.error << "\n";
+    return 2;
+  }
+  const json& r = read.doc->json;
+  if (!r.contains("reference") || !r["reference"].is_object()) {
     std::cerr << argv[1] << ": not a results.json of a reference-behaviour run\n";
     return 2;
   }

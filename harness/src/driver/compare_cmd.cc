@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "driver_common.h"
+#include "nbcguard/results_io.h"
 #include "results_files.h"
 
 namespace fs = std::filesystem;
@@ -167,18 +168,16 @@ std::string NotComparedKind(const json& j) {
   return "";
 }
 
-bool ReadResults(const fs::path& path, TestResults* out, std::string* why, bool* other_kind) {
+// One file through the common reader (schema checked), then into the
+// comparison's typed form.
+bool ReadTestResults(const fs::path& path, TestResults* out, std::string* why, bool* other_kind) {
   *other_kind = false;
-  std::ifstream f(path);
-  if (!f) {
-    *why = "cannot be opened";
+  const ResultsRead read = ReadResults(path);
+  if (!read.ok()) {
+    *why = read.error;
     return false;
   }
-  const json j = json::parse(f, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    *why = "not valid JSON";
-    return false;
-  }
+  const json& j = read.doc->json;
   if (const std::string kind = NotComparedKind(j); !kind.empty()) {
     *why = kind;
     *other_kind = true;
@@ -208,8 +207,8 @@ bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::
     TestResults t;
     std::string why;
     bool other_kind = false;
-    if (ReadResults(p, &t, &why, &other_kind)) out->push_back(std::move(t));
-    else if (!other_kind) unreadable->push_back(p.string() + ": " + why);
+    if (ReadTestResults(p, &t, &why, &other_kind)) out->push_back(std::move(t));
+    else if (!other_kind) unreadable->push_back(why);  // names the file and the field
     else if (skipped) skipped->push_back(p.string() + ": " + why);
   }
   return true;

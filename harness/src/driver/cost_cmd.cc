@@ -2,11 +2,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "nbcguard/results_io.h"
 #include "report.h"
 #include "results_files.h"
 
@@ -56,19 +56,31 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
   Cost all;
   int files = 0;
   out << "test                                          total s   sync  calib  meas. impact tgts evals  cache hit/stale/miss\n";
+  std::vector<std::string> unreadable;
   for (const auto& path : FindResultsFiles(dirs, &missing)) {
-    std::ifstream f(path);
-    const json j = json::parse(f, nullptr, false);
-    if (j.is_discarded() || !j.contains("cost")) continue;
+    const ResultsRead read = ReadResults(path);
+    if (!read.ok()) {
+      unreadable.push_back(read.error);
+      continue;
+    }
+    const json& j = read.doc->json;
+    if (!j.contains("cost")) continue;
     ++files;
     const json& k = j["cost"];
+    // A phase the run did not report is null (the schema allows it): 0 s.
+    auto seconds = [&](const char* key) {
+      const auto it = k.find(key);
+      return it != k.end() && it->is_number() ? it->get<double>() : 0.0;
+    };
     Cost c;
-    c.total = k.value("total", 0.0);
-    c.sync = k.value("sync", 0.0);
-    c.calibration = k.value("calibration", 0.0);
-    c.measurement = k.value("measurement", 0.0);
-    c.impact = k.value("mpi_impact_jobs", 0.0);
-    const CalibrationTally tally = TallyCalibration(j.value("calibration", json::object()));
+    c.total = seconds("total");
+    c.sync = seconds("sync");
+    c.calibration = seconds("calibration");
+    c.measurement = seconds("measurement");
+    c.impact = seconds("mpi_impact_jobs");
+    const json& cal =
+        j.contains("calibration") && j["calibration"].is_object() ? j["calibration"] : json::object();
+    const CalibrationTally tally = TallyCalibration(cal);
     c.targets = tally.targets;
     c.evaluations = tally.evaluations;
     c.cache = tally.cache;
@@ -81,6 +93,7 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
     all.Add(c);
   }
   for (const std::string& m : missing) out << "not found: " << m << "\n";
+  for (const std::string& u : unreadable) out << "unreadable: " << u << "\n";
   if (files == 0) {
     out << "nbcguard cost: no results.json with a cost record under the given directories\n";
     return 2;

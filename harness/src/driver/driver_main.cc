@@ -27,6 +27,7 @@
 #include "nbcguard/case_spec.h"
 #include "nbcguard/clock_tree.h"
 #include "nbcguard/library_version.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/threshold_spec.h"
 #include "nbcguard/units.h"
@@ -626,7 +627,8 @@ JobOutcome MeasureJob(const Config& base_cfg, const CaseSpec& c, int nodes, Depl
     PrintReferenceDelivered(std::cout, results["reference_delivered"]);
   }
   out.results_path = dir / results_name;
-  std::ofstream(out.results_path) << results.dump(1) << "\n";
+  if (const std::string e = WriteResults(out.results_path, results); !e.empty())
+    std::cout << "error: " << e << "\n";
   std::cout << "results: " << out.results_path.string() << "\n";
   RenderRunPlots(std::cout, results, dir);  // pictures never change the verdict
 
@@ -717,7 +719,8 @@ int RunOne(const Config& cfg, const CaseSpec& c, int nodes, Deployment d, const 
               << final_verdict.unconfirmed.size() << "</DartMeasurement>\n";
     first.results["verdict"] = VerdictJson(final_verdict, first.info.threshold_file);
     first.results["confirmation"] = confirmation;
-    std::ofstream(first.results_path) << first.results.dump(1) << "\n";
+    if (const std::string e = WriteResults(first.results_path, first.results); !e.empty())
+      std::cout << "error: " << e << "\n";
     rc = final_verdict.pass ? kPass : kFail;
   }
   // Nightly mode: a regression against the baseline fails like a threshold.
@@ -819,7 +822,8 @@ int RunPartitionedCase(const Config& cfg, const CaseSpec& c, const std::vector<i
     PrintPartitionedMeasurements(std::cout, red, v);
     json results = PartitionedResultsJson(info, raw, red, v);
     if (!harness_error.empty()) results["harness_error"] = harness_error;
-    std::ofstream(dir / "results.json") << results.dump(1) << "\n";
+    if (const std::string e = WriteResults(dir / "results.json", results); !e.empty())
+      std::cout << "error: " << e << "\n";
     std::cout << "results: " << (dir / "results.json").string() << "\n";
     if (!ro.baseline.empty())
       std::cout << "baseline: partitioned results are not compared with a baseline (nbcguard compare reads "

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 #include "report.h"
 
@@ -114,6 +115,7 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, c
   for (int t : info.spec.pready_threads) threads.push_back(t > 0 ? json(t) : json("auto"));
   return {
       {"schema", "nbcguard-results/1"},
+      {"schema_version", kResultsSchemaVersion},
       {"kind", "partitioned"},
       {"case", {{"name", info.case_name}, {"file", info.case_file}, {"kind", "partitioned"}, {"nodes", info.nodes},
                 {"buffer_bytes", red.buffer ? red.buffer : info.spec.buffer}, {"orders", orders},

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard {
@@ -191,6 +192,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
   env.erase("type");
   return {
       {"schema", "nbcguard-results/1"},
+      {"schema_version", kResultsSchemaVersion},
       {"case", {{"name", info.case_name}, {"file", info.case_file}, {"collective", info.collective},
                 {"nodes", info.nodes}, {"deployment", info.deployment}, {"threads", info.threads}}},
       {"environment", env},

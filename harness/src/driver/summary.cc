@@ -37,14 +37,7 @@ struct Entry {
 Entry Load(const fs::path& file) {
   Entry e;
   e.file = file;
-  std::ifstream in(file);
-  if (!in.is_open()) {
-    e.error = "cannot read the file";
-  } else {
-    e.results = json::parse(in, nullptr, false);
-    if (e.results.is_discarded()) e.error = "not valid JSON";
-    else report::ReadCase(e.results, &e.view, &e.error);
-  }
+  report::ReadCaseFile(file, &e.results, &e.view, &e.error);
   if (!e.error.empty()) {
     e.view.name = file.parent_path().string();
     e.view.status = "UNREADABLE";
@@ -220,6 +213,8 @@ std::vector<SideBySide> DeploymentTables(const std::vector<Entry>& entries) {
                  std::tie(b.view.implementation, b.view.name, b.view.nodes);
     };
     while (j < entries.size() && same_group(entries[i], entries[j])) ++j;
+    // An unreadable file is a group of its own (none): step past it.
+    if (j == i) ++j;
     if (j - i >= 2) {
       SideBySide t;
       const CaseView& first = entries[i].view;
@@ -468,7 +463,7 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
     out << "<section id=\"t" << i << "\" class=\"" << StatusClass(v) << "\">\n<h2>" << HtmlEscape(e.Id())
         << " &nbsp;<span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status) << "</span></h2>\n";
     if (!e.error.empty()) {
-      out << "<div class=\"box fail\">" << HtmlEscape(e.file.string()) << ": " << HtmlEscape(e.error)
+      out << "<div class=\"box fail\">" << HtmlEscape(e.error)  // the error names the file
           << "</div>\n</section>\n";
       continue;
     }
@@ -580,7 +575,7 @@ int PlotCommand(const std::vector<std::string>& paths) {
   for (const fs::path& f : files) {
     Entry e = Load(f);
     if (!e.error.empty()) {
-      std::cerr << "nbcguard plot: " << f.string() << ": " << e.error << "\n";
+      std::cerr << "nbcguard plot: " << e.error << "\n";  // names the file
       rc = kFail;
       continue;
     }

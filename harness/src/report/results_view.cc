@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard::report {
@@ -247,6 +248,16 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
   if (!v.failures.empty()) v.headline = !outranked && !first_limit.empty() ? first_limit : v.failures.front();
   *out = std::move(v);
   return true;
+}
+
+bool ReadCaseFile(const std::filesystem::path& file, json* results, CaseView* out, std::string* error) {
+  ResultsRead read = ReadResults(file);
+  if (!read.ok()) {
+    if (error) *error = read.error;
+    return false;
+  }
+  *results = std::move(read.doc->json);
+  return ReadCase(*results, out, error);
 }
 
 }  // namespace nbcguard::report

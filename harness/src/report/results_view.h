@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -65,5 +66,12 @@ struct CaseView {
 // Fails (false, *error set) only when the document is not a results file at
 // all; everything inside is read leniently.
 bool ReadCase(const nlohmann::json& results, CaseView* out, std::string* error);
+
+// One results.json file through the common reader (nbcguard/results_io.h:
+// the schema checked first), then ReadCase. False with *error naming the
+// file and the field ("<file>: points[0].valid: expected boolean, got
+// string"); never throws.
+bool ReadCaseFile(const std::filesystem::path& file, nlohmann::json* results, CaseView* out,
+                  std::string* error);
 
 }  // namespace nbcguard::report

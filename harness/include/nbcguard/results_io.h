@@ -1,0 +1,67 @@
+// results.json, the one file a test leaves behind: one writer and one reader
+// for every command that produces or consumes it (run, compare, cost,
+// summary, plot, envelope). The format is schema/results.schema.json,
+// described field by field in docs/results-format.md.
+//
+// Writing is atomic (a temporary file in the same directory, flushed,
+// fsync'd, renamed over the old one): a reader never sees half a file, and
+// a failed write leaves the previous results in place. Reading validates the
+// document against the schema before any reader touches it, so a reader can
+// use the fields the schema types without checking them again, and a bad
+// file is an error message naming the file and the field, never an
+// exception.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace nbcguard {
+
+// The version written into "schema_version". A file without the field is
+// version 1 (every file written before the field existed); a file with a
+// larger version than this is refused rather than half understood.
+inline constexpr int kResultsSchemaVersion = 1;
+
+// Deeper nesting than this is refused while parsing: results.json is at
+// most 6 levels deep, and a document nested 100,000 levels must not exhaust
+// the stack of whatever walks it afterwards.
+inline constexpr int kResultsMaxDepth = 64;
+
+// A validated results.json document.
+struct ResultsDocument {
+  std::filesystem::path path;  // where it was read from (empty when parsed from text)
+  nlohmann::json json;         // checked against the schema
+  int schema_version = 1;
+  bool IsPartitioned() const { return json.value("kind", std::string()) == "partitioned"; }
+};
+
+// Either a document or why there is none: "<file>: points[0].valid:
+// expected boolean, got string".
+struct ResultsRead {
+  std::optional<ResultsDocument> doc;
+  std::string error;
+  bool ok() const { return doc.has_value(); }
+};
+
+// Reads and validates one results.json. Never throws.
+ResultsRead ReadResults(const std::filesystem::path& path);
+
+// The same from text in memory; `source` names it in messages.
+ResultsRead ParseResults(const std::string& text, const std::string& source);
+
+// Checks a parsed document against the schema (and its schema_version):
+// "" when it conforms, else the first problem as "<field>: <what>", the
+// field written as a path ("points[0].valid"; "(document)" for the root).
+std::string ValidateResults(const nlohmann::json& results);
+
+// Writes `results` to `path` atomically. Returns "" on success, else
+// "cannot write <path>: <reason>"; never throws.
+std::string WriteResults(const std::filesystem::path& path, const nlohmann::json& results);
+
+// The schema itself (schema/results.schema.json, compiled in).
+const nlohmann::json& ResultsSchema();
+
+}  // namespace nbcguard
