@@ -7,6 +7,7 @@
 #include <iostream>
 #include <set>
 
+#include "ctest_measurements.h"
 #include "driver_common.h"
 #include "nbcguard/bcast_ack.h"
 #include "nbcguard/deployment.h"
@@ -131,8 +132,9 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   }
   report["agree"] = all_agree;
   std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"bcast-check worst difference / tolerance\">%g"
-              "</DartMeasurement>\n", worst);
+  std::fflush(stdout);
+  PrintCTestMeasurements(std::cout, {Measurement::Numeric("bcast-check worst difference / tolerance", worst)});
+  std::cout.flush();
   std::printf("%s: the two methods %s\n", all_agree ? "PASS" : "FAIL",
               !all_agree ? "disagree beyond noise (see above)"
               : within_noise ? "agree, within noise at some sizes" : "agree at every size");
