@@ -11,7 +11,7 @@
 # Removing the confirmation fails the first part; confirming without
 # measuring again (or judging on the second job alone) fails the checks of
 # measured_again and of the second job's file.
-set(cmd "${DRIVER}" run "${CASE}" --thresholds "${THRESHOLDS}" --config "${CONFIG}")
+set(cmd "${DRIVER}" run "${CASE}" --ctest --thresholds "${THRESHOLDS}" --config "${CONFIG}")
 execute_process(COMMAND ${cmd} --out "${OUT}/confirmed" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 if(NOT rc EQUAL 1)

@@ -6,7 +6,7 @@
 # would run it, so its progress line must show; missing-thresholds runs with
 # pipes and checks that none shows there.
 find_program(SCRIPT script REQUIRED)
-execute_process(COMMAND "${SCRIPT}" -qefc "'${DRIVER}' run '${CASE}' --config '${CONFIG}' --out '${OUT}'" /dev/null
+execute_process(COMMAND "${SCRIPT}" -qefc "'${DRIVER}' run '${CASE}' --ctest --config '${CONFIG}' --out '${OUT}'" /dev/null
                 INPUT_FILE /dev/null RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(REPLACE "\r" "" out "${out}")
 string(ASCII 27 esc)

@@ -7,7 +7,7 @@
 # mechanism and the partition. Open MPI 4.1 (MPI 3.1): the test must SKIP
 # (exit 77) with the reason, and write no results.
 # -DDRIVER -DCONFIG -DOUT -DCASE -DIMPL
-execute_process(COMMAND "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}"
+execute_process(COMMAND "${DRIVER}" run "${CASE}" --ctest --config "${CONFIG}" --out "${OUT}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 set(file "${OUT}/partitioned-e2e/n2/partitioned/results.json")

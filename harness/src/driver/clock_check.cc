@@ -8,7 +8,8 @@
 #include <iostream>
 #include <map>
 
-#include "driver_common.h"
+#include "ctest_measurements.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/clock_tree.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/raw_records.h"
@@ -207,12 +208,12 @@ int ClockCheck(const Config& cfg, const ClockCheckOptions& o) {
                 r.barrier["synchronized"].value("rounds", 0), r.barrier["synchronized"].value("median", NAN) * 1e6,
                 r.barrier["synchronized"].value("max", NAN) * 1e6, r.barrier["mpi_barrier"].value("median", NAN) * 1e6,
                 r.barrier["mpi_barrier"].value("max", NAN) * 1e6);
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error extrapolated max us\">%g</DartMeasurement>\n",
-              r.all_extrapolated_max * 1e6);
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock error interpolated max us\">%g</DartMeasurement>\n",
-              r.all_interpolated_max * 1e6);
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"clock sync seconds\">%g</DartMeasurement>\n",
-              r.sync_seconds);
+  std::fflush(stdout);
+  PrintCTestMeasurements(std::cout,
+                         {Measurement::Numeric("clock error extrapolated max us", r.all_extrapolated_max * 1e6),
+                          Measurement::Numeric("clock error interpolated max us", r.all_interpolated_max * 1e6),
+                          Measurement::Numeric("clock sync seconds", r.sync_seconds)});
+  std::cout.flush();
   if (o.bound_us > 0 && (!(r.all_extrapolated_max * 1e6 <= o.bound_us) || !(r.all_interpolated_max * 1e6 <= o.bound_us))) {
     std::printf("FAIL: clock error exceeds %.2f us\n", o.bound_us);
     return kFail;

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <tuple>
 
-#include "driver_common.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/results_io.h"
 #include "results_files.h"
 

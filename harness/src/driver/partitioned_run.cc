@@ -5,8 +5,13 @@
 #include <cstdio>
 #include <iomanip>
 #include <map>
+#include <iostream>
 #include <tuple>
 
+#include <unistd.h>
+
+#include "console.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 #include "report.h"
@@ -67,12 +72,7 @@ void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, co
     out << std::setw(12) << (p.stats.best_other ? ToString(*p.stats.best_other) : "-") << std::setw(24)
         << RatioCell(p.stats.r_partitioned) << PointVerdict(p, v) << "\n";
   }
-  if (!red.conformance_error.empty()) out << "CONFORMANCE FAILURE: " << red.conformance_error << "\n";
-  out << "thresholds: " << info.threshold_file << "\n";
-  for (const Finding& f : v.failures) out << "  FAIL " << f.Message() << "\n";
-  for (const Finding& f : v.within_noise) out << "  within noise: " << f.Message() << "\n";
-  for (const InvalidPoint& i : v.invalid) out << "  INVALID " << i.line << "\n";
-  out << "verdict: " << v.Summary() << "\n";
+  PrintVerdictLines(out, red.conformance_error, info.threshold_file, v);
 }
 
 json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, const PartitionedReduction& red,
@@ -147,7 +147,7 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, c
   };
 }
 
-void PrintPartitionedMeasurements(std::ostream& out, const PartitionedReduction& red, const Verdict& v) {
+std::vector<Measurement> PartitionedMeasurements(const PartitionedReduction& red, const Verdict& v) {
   double lowest = NAN, lowest_checked = NAN, best_bw = NAN;
   int invalid = 0;
   for (const PartitionedPoint& p : red.points) {
@@ -168,17 +168,56 @@ void PrintPartitionedMeasurements(std::ostream& out, const PartitionedReduction&
     res = std::max(res, c.value("residual_rms_s", 0.0));
     rtt = std::max(rtt, c.value("min_rtt_s", 0.0));
   }
-  auto tag = [&](const char* name, double value) {
-    out << "<DartMeasurement type=\"numeric/double\" name=\"" << name << "\">" << value << "</DartMeasurement>\n";
-  };
-  tag("lowest r_partitioned in checked region", lowest_checked);
-  tag("lowest r_partitioned", lowest);
-  tag("best partitioned bandwidth GB/s", best_bw / 1e9);
-  tag("samples verified", static_cast<double>(red.samples_verified));
-  tag("sync precision us", rtt / 2 * 1e6);
-  tag("clock residual us", res * 1e6);
-  tag("invalid points", invalid);
-  tag("limits exceeded", static_cast<double>(v.failures.size()));
+  return {Measurement::Numeric("lowest r_partitioned in checked region", lowest_checked),
+          Measurement::Numeric("lowest r_partitioned", lowest),
+          Measurement::Numeric("best partitioned bandwidth GB/s", best_bw / 1e9),
+          Measurement::Numeric("samples verified", static_cast<double>(red.samples_verified)),
+          Measurement::Numeric("sync precision us", rtt / 2 * 1e6),
+          Measurement::Numeric("clock residual us", res * 1e6),
+          Measurement::Numeric("invalid points", invalid),
+          Measurement::Numeric("limits exceeded", static_cast<double>(v.failures.size()))};
+}
+
+std::vector<std::string> PartitionedJob::LeadingArgs(const JobSetup& s) const {
+  const CaseSpec& c = s.test.spec;
+  std::string sizes, orders, threads;
+  for (std::uint64_t b : c.partitioned.partition_bytes) sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
+  for (ReadyOrder o : c.partitioned.orders) orders += (orders.empty() ? "" : ",") + std::string(ToString(o));
+  for (int t : c.partitioned.pready_threads) threads += (threads.empty() ? "" : ",") + std::to_string(t);
+  return {"--mode", "partitioned", "--buffer", std::to_string(c.partitioned.buffer), "--partitions", sizes,
+          "--orders", orders, "--pready-threads", threads, "--seed", std::to_string(c.partitioned.seed),
+          "--repetitions", std::to_string(c.repetitions)};
+}
+
+// The grid as the harness will expand it; "auto" threads as the harness
+// resolves them when every rank runs on this host (a progress estimate only).
+WatchShape PartitionedJob::Shape(const JobSetup& s) const {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const int auto_threads = static_cast<int>(std::max(1L, cores / std::max(1, s.test.nodes)));
+  return {0, 0, static_cast<int>(ExpandPartitionedGrid(s.test.spec.partitioned, auto_threads).size())};
+}
+
+void PartitionedJob::Describe(const JobSetup& s, const RawRun&, const JobRecord& record) {
+  const CaseSpec& c = s.test.spec;
+  info_ = PartitionedRunInfo{};
+  info_.case_name = c.name;
+  info_.case_file = c.file;
+  info_.implementation_label = s.cfg.implementation;
+  info_.library_version = record.library_version;
+  info_.threshold_file = record.threshold_file;
+  info_.launch = record.launch;
+  info_.nodes = s.test.nodes;
+  info_.repetitions = c.repetitions;
+  info_.labels = c.labels;
+  info_.deployment_env = s.plan.env;
+  info_.spec = c.partitioned;
+}
+
+int PartitionedJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
+  if (!t.ro.baseline.empty())
+    std::cout << "baseline: partitioned results are not compared with a baseline (nbcguard compare reads "
+                 "overlap results only); the thresholds decide\n";
+  return first->rc;
 }
 
 }  // namespace nbcguard

@@ -1,13 +1,15 @@
-// What a person and a pipeline see: the terminal table with the verdict,
-// results.json with every sample and its context, CTest measurement tags.
+// What a pipeline sees of an overlap test: results.json with every sample
+// and its context, and the CTest measurements (the terminal table is
+// report/console.h).
 #pragma once
 
 #include <map>
-#include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "ctest_measurements.h"
 #include "nbcguard/verdict.h"
 #include "nbcguard/reduce.h"
 
@@ -28,8 +30,6 @@ struct RunInfo {
   nlohmann::json progression;
 };
 
-void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v);
-
 // results.json "verdict": pass, summary, the threshold file, the points
 // checked and every finding (failures, within noise, not confirmed by a
 // second job, each with its message) and invalid point.
@@ -38,8 +38,9 @@ nlohmann::json VerdictJson(const Verdict& v, const std::string& threshold_file);
 nlohmann::json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red,
                            const Verdict& v);
 
-// <DartMeasurement> tags CTest records with the test (and CDash plots).
-void PrintCTestMeasurements(std::ostream& out, const Reduction& red, const Verdict& v);
+// What CTest records with the test (and CDash plots): worst ratios, sync
+// precision, invalid points and limits exceeded.
+std::vector<Measurement> OverlapMeasurements(const Reduction& red, const Verdict& v);
 
 nlohmann::json SpreadJson(const Spread& s);
 

@@ -7,7 +7,8 @@
 #include <iostream>
 #include <set>
 
-#include "driver_common.h"
+#include "ctest_measurements.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/bcast_ack.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/stats.h"
@@ -30,7 +31,7 @@ int Verify(const Config& cfg, int nodes, const std::string& out, const std::stri
       300);
   RawRun raw = ReadRaw(raw_path.string());
   std::set<std::string> verified;
-  for (const json* v : RecordsOfType(raw, "verified")) verified.insert((*v)["collective"].get<std::string>());
+  for (const json* v : RecordsOfType(raw, record::kVerified)) verified.insert((*v)["collective"].get<std::string>());
   for (const json* f : RecordsOfType(raw, record::kConformanceFailure))
     std::cout << "CONFORMANCE FAILURE: " << (*f)["collective"].get<std::string>() << " count "
               << (*f)["count"] << ": " << (*f)["error"].get<std::string>() << "\n";
@@ -132,8 +133,9 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   }
   report["agree"] = all_agree;
   std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
-  std::printf("<DartMeasurement type=\"numeric/double\" name=\"bcast-check worst difference / tolerance\">%g"
-              "</DartMeasurement>\n", worst);
+  std::fflush(stdout);
+  PrintCTestMeasurements(std::cout, {Measurement::Numeric("bcast-check worst difference / tolerance", worst)});
+  std::cout.flush();
   std::printf("%s: the two methods %s\n", all_agree ? "PASS" : "FAIL",
               !all_agree ? "disagree beyond noise (see above)"
               : within_noise ? "agree, within noise at some sizes" : "agree at every size");

@@ -26,7 +26,7 @@ struct BcastCheckOptions {
   std::string out;
 };
 
-// Paper 002: broadcast latency by acknowledgement (max over destinations of
+// Broadcast latency by acknowledgement (de Supinski and Karonis; max over destinations of
 // E_i - RTT_i / 2) against the synchronized-clock time of the same
 // MPI_Ibcast + MPI_Wait. Fails when they disagree beyond the tolerance of
 // nbcguard/bcast_ack.h.

@@ -10,7 +10,7 @@
 #include "../report/plots.h"
 #include "../report/results_view.h"
 #include "nbcguard/openmetrics.h"
-#include "driver_common.h"
+#include "nbcguard/driver_common.h"
 #include "results_files.h"
 #include "nbcguard/plot_model.h"
 #include "nbcguard/units.h"

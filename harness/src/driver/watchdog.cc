@@ -1,4 +1,4 @@
-#include "progress_watch.h"
+#include "watchdog.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 
 namespace nbcguard {
 
-ProgressWatch::ProgressWatch(std::string id, int comp_targets, int comm_targets, int points,
+Watchdog::Watchdog(std::string id, int comp_targets, int comm_targets, int points,
                              std::function<double()> left)
     : left_(std::move(left)), started_(std::chrono::steady_clock::now()) {
   const char* env = std::getenv("NBCGUARD_PROGRESS");
@@ -20,7 +20,7 @@ ProgressWatch::ProgressWatch(std::string id, int comp_targets, int comm_targets,
   if (enabled_) thread_ = std::thread([this] { Loop(); });
 }
 
-void ProgressWatch::Stop() {
+void Watchdog::Stop() {
   if (!enabled_ || !thread_.joinable()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -32,14 +32,14 @@ void ProgressWatch::Stop() {
   std::fflush(stderr);
 }
 
-void ProgressWatch::Watch(const std::string& raw_path) {
+void Watchdog::Watch(const std::string& raw_path) {
   std::lock_guard<std::mutex> lock(mu_);
   raw_path_ = raw_path;
   offset_ = 0;
   partial_.clear();
 }
 
-void ProgressWatch::ImpactRound(int round, int max_rounds) {
+void Watchdog::ImpactRound(int round, int max_rounds) {
   std::lock_guard<std::mutex> lock(mu_);
   raw_path_.clear();
   state_.impact_round = round;
@@ -49,7 +49,7 @@ void ProgressWatch::ImpactRound(int round, int max_rounds) {
 // Looks at the records ten times a second, so a phase of a few hundred
 // milliseconds still shows, and redraws when the line changes or, for the
 // elapsed time, once a second.
-void ProgressWatch::Loop() {
+void Watchdog::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   std::string shown;
   auto drawn = std::chrono::steady_clock::time_point();
@@ -69,9 +69,9 @@ void ProgressWatch::Loop() {
   }
 }
 
-// Counts the records that mark progress; the harness writes one JSON object
+// Counts the records that mark the run's advance; the harness writes one JSON object
 // per line, flushed, so a line without its newline is still being written.
-void ProgressWatch::ReadNewRecords() {
+void Watchdog::ReadNewRecords() {
   if (raw_path_.empty()) return;
   std::ifstream f(raw_path_);
   if (!f) return;

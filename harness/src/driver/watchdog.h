@@ -1,5 +1,7 @@
-// Progress of a running test on stderr, for a person at a terminal: phase,
-// grid position, time elapsed and left, redrawn in place as it changes.
+// The watchdog of a running test: follows the harness's raw records and the
+// driver's own phases and shows, on stderr for a person at a terminal, the
+// phase, grid position, time elapsed and left, redrawn in place as it
+// changes (the harness's timeout itself is RunProcess's).
 // Silent when stderr is not a terminal (CTest, CI logs, pipes), so logs hold
 // results, not carriage returns. NBCGUARD_PROGRESS=0 silences it on a
 // terminal too.
@@ -17,13 +19,13 @@
 
 namespace nbcguard {
 
-class ProgressWatch {
+class Watchdog {
  public:
   // left(): seconds before the test's timeout.
-  ProgressWatch(std::string id, int comp_targets, int comm_targets, int points, std::function<double()> left);
-  ~ProgressWatch() { Stop(); }
-  ProgressWatch(const ProgressWatch&) = delete;
-  ProgressWatch& operator=(const ProgressWatch&) = delete;
+  Watchdog(std::string id, int comp_targets, int comm_targets, int points, std::function<double()> left);
+  ~Watchdog() { Stop(); }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
 
   // Follows the harness's raw records (JSON lines appended as it goes)
   // until the next call of Watch or ImpactRound, or destruction.

@@ -1,0 +1,145 @@
+#include "envelope_cmd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/driver_common.h"
+#include "nbcguard/results_io.h"
+#include "nbcguard/stats.h"
+#include "nbcguard/units.h"
+#include "results_files.h"
+
+namespace nbcguard {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// Overlap ratios: the largest lower bound of the interval is what a max limit meets.
+struct Range {
+  int n = 0;
+  double lo_med = INFINITY, hi_med = -INFINITY, max_ci_lo = -INFINITY;
+  std::vector<double> medians;
+};
+
+// Partitioned results: r_partitioned per library and partition size (and,
+// per point, order and threads), with the smallest upper bound of the
+// confidence interval: what a min limit is compared with.
+struct LowRange {
+  int n = 0;
+  double lo_med = INFINITY, hi_med = -INFINITY, min_ci_hi = INFINITY;
+  std::vector<double> medians;
+};
+
+struct Ranges {
+  bool per_point = false;
+  std::map<std::string, Range> overlap;
+  std::map<std::pair<std::string, std::uint64_t>, LowRange> partitioned;
+  std::map<std::string, int> invalid;
+
+  void AddPartitioned(const json& j);
+  void AddOverlap(const json& j);
+  void Print() const;
+};
+
+void Ranges::AddPartitioned(const json& j) {
+  for (const json& p : j["points"]) {
+    const std::string at = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") +
+                           (per_point ? " " + p.value("order", std::string("?")) + " threads=" +
+                                            std::to_string(p.value("threads", 0))
+                                      : std::string());
+    const std::uint64_t size = p.value("partition_bytes", std::uint64_t{0});
+    if (!p.value("valid", false)) {
+      ++invalid[at + " " + FormatBytes(size)];
+      continue;
+    }
+    if (!p.contains("r_partitioned")) continue;
+    const json& r = p["r_partitioned"];
+    if (!r.value("median", json()).is_number() || !r.value("ci_hi", json()).is_number()) continue;
+    LowRange& lr = partitioned[{at, size}];
+    ++lr.n;
+    lr.medians.push_back(r["median"].get<double>());
+    lr.lo_med = std::min(lr.lo_med, r["median"].get<double>());
+    lr.hi_med = std::max(lr.hi_med, r["median"].get<double>());
+    lr.min_ci_hi = std::min(lr.min_ci_hi, r["ci_hi"].get<double>());
+  }
+}
+
+void Ranges::AddOverlap(const json& j) {
+  std::string key = j.value("implementation_label", "?") + " " + j["case"].value("deployment", "?");
+  if (per_point)
+    key = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") + " " +
+          j["case"].value("deployment", "?");
+  for (const json& p : j["points"]) {
+    const std::string at = per_point ? " " + FormatDuration(p.value("comm_target", 0.0)) + "x" +
+                                           FormatDuration(p.value("comp_target", 0.0))
+                                     : "";
+    if (!p.value("valid", false)) {
+      ++invalid[key + (per_point ? at : " " + j["case"].value("name", "?"))];
+      continue;
+    }
+    for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "cpu_busy_nbc",
+                          "cpu_busy_blocking"}) {
+      if (!p.contains(m)) continue;  // results written before the metric existed
+      const json& s = p[m];
+      if (!s["median"].is_number() || !s["ci_lo"].is_number()) continue;
+      Range& r = overlap[key + at + " " + m];
+      ++r.n;
+      r.medians.push_back(s["median"].get<double>());
+      r.lo_med = std::min(r.lo_med, s["median"].get<double>());
+      r.hi_med = std::max(r.hi_med, s["median"].get<double>());
+      r.max_ci_lo = std::max(r.max_ci_lo, s["ci_lo"].get<double>());
+    }
+  }
+}
+
+void Ranges::Print() const {
+  for (const auto& [k, r] : overlap) {
+    if (per_point)
+      std::printf("%-58s n=%3d  medians %.2f..%.2f (median %.2f)  largest CI lower bound %.2f\n", k.c_str(), r.n,
+                  r.lo_med, r.hi_med, Median(r.medians), r.max_ci_lo);
+    else
+      std::printf("%-36s n=%3d  medians %.2f..%.2f  largest CI lower bound %.2f\n", k.c_str(), r.n, r.lo_med,
+                  r.hi_med, r.max_ci_lo);
+  }
+  for (const auto& [k, r] : partitioned)
+    std::printf("%-44s %8s r_partitioned n=%3d  medians %.3g..%.3g (median %.3g)  smallest CI upper bound %.3g\n",
+                k.first.c_str(), FormatBytes(k.second).c_str(), r.n, r.lo_med, r.hi_med, Median(r.medians),
+                r.min_ci_hi);
+  for (const auto& [k, n] : invalid) std::printf("invalid points: %s: %d\n", k.c_str(), n);
+}
+
+}  // namespace
+
+int Envelope(const std::vector<std::string>& dirs, bool per_point) {
+  Ranges ranges;
+  ranges.per_point = per_point;
+  int files = 0;
+  std::vector<std::string> missing;  // none: the CLI checked that each directory exists
+  for (const fs::path& file : FindResultsFiles(dirs, &missing)) {
+    const ResultsRead read = ReadResults(file);
+    if (!read.ok()) {
+      std::cerr << "nbcguard envelope: " << read.error << "\n";
+      continue;
+    }
+    const json& j = read.doc->json;
+    if (!j.contains("points")) continue;
+    ++files;
+    if (j.value("kind", std::string()) == "partitioned")
+      ranges.AddPartitioned(j);
+    else
+      ranges.AddOverlap(j);
+  }
+  std::printf("%d results files\n", files);
+  ranges.Print();
+  return files > 0 ? kPass : kFail;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,63 @@
+// r_mpi_impact: the same computation with MPI initialised and idle (a short
+// harness job) and in processes that never load MPI (nbcguard-compute),
+// started by the same launcher with the same ranks, threads and sizes.
+//
+// The two kinds of job alternate in rounds (in turn first), and each round
+// gives one ratio: on a machine whose cores change speed over seconds (on
+// this VM each vCPU runs a GEMM at one speed or 1.7-2x slower, for seconds
+// at a time, whatever the job), a job's repetitions share one speed, so the
+// round is the independent unit and its ratio compares jobs seconds apart.
+// r_mpi_impact is the median of the round ratios with the confidence
+// interval of that median over rounds. Rounds are added, from kMinRounds up
+// to kMaxRounds, while any size's interval is wider than kSpread (hi / lo)
+// and the case's time allows: more repetitions where the noise is high.
+//
+// The processes without MPI start at one CLOCK_REALTIME instant, set a
+// margin ahead of the launch. The first job uses 2 s; each job reports how
+// long before the instant its processes were ready, and the next margin is
+// three times the launcher's start-up time so measured plus 0.25 s (0.5 to
+// 2 s): on an idle node the launcher needs about 0.1 s, and 2 s per round
+// was most of a short test's time. A job whose process was late anyway is
+// run again with 2 s, then twice that each time up to 16 s, before it
+// counts as a failure; one that started in time but fell behind a later
+// size's instant is run once more with the same margin, then fails (no
+// margin helps a machine that slow).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "launcher.h"
+#include "nbcguard/reduce.h"
+#include "watchdog.h"
+
+namespace nbcguard {
+
+struct ImpactRuns {
+  std::vector<nlohmann::json> passive;  // "passive" records of the MPI jobs, each with its "round"
+  NoMpiTimes no_mpi;                    // per size and round: slowest process per repetition
+  std::string error;
+};
+
+// What the jobs compute and where: `sizes` with their `targets` (seconds),
+// `reps` repetitions over all rounds, files under `dir`, the deployment's
+// environment; left(): seconds left of the case's time.
+struct ImpactSetup {
+  const Config& cfg;
+  int nodes = 0, threads = 0;
+  std::vector<int> sizes;
+  std::vector<double> targets;
+  int reps = 0;
+  std::filesystem::path dir;
+  std::map<std::string, std::string> env;
+  std::function<double()> left;
+};
+
+ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog);
+
+}  // namespace nbcguard

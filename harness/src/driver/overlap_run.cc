@@ -1,0 +1,268 @@
+#include "overlap_run.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "compare_cmd.h"
+#include "console.h"
+#include "nbcguard/driver_common.h"
+#include "nbcguard/results_io.h"
+#include "nbcguard/raw_records.h"
+#include "impact_jobs.h"
+#include "nbcguard/units.h"
+
+namespace nbcguard {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+// The reference library's own account of what it did (one line per rank
+// and job), with the extremes of the share it took: the known answer holds
+// only for the share actually delivered.
+json ReadReferenceLog(const fs::path& path) {
+  json out = {{"records", json::array()}};
+  std::ifstream f(path);
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (std::string line; std::getline(f, line);) {
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("elapsed") || !j.contains("taken")) continue;
+    const double elapsed = j["elapsed"];
+    if (!(elapsed > 0)) continue;
+    j["delivered_share"] = j["taken"].get<double>() / elapsed;
+    const double d = j["delivered_share"];
+    lo = any ? std::min(lo, d) : d;
+    hi = any ? std::max(hi, d) : d;
+    any = true;
+    out["records"].push_back(j);
+  }
+  if (any) {
+    out["min_share"] = lo;
+    out["max_share"] = hi;
+  }
+  return out;
+}
+
+void PrintReferenceDelivered(std::ostream& os, const json& d) {
+  if (!d.contains("min_share")) return;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "reference delivered: the computing thread lost %.1f-%.1f %% of its time (asked %g %%) in %zu rank-jobs\n",
+                100 * d["min_share"].get<double>(), 100 * d["max_share"].get<double>(),
+                100 * d["records"][0]["share"].get<double>(), d["records"].size());
+  os << buf;
+}
+
+
+// The deployment as the calibration cache key knows it: everything the
+// driver changes about the run that can change a collective's or the
+// computation's time (deployment, progression, environment, reference
+// behaviour). Paths that differ from run to run stay out.
+std::string CacheDeployment(const JobSetup& s) {
+  const Config& cfg = s.cfg;
+  std::string out = s.test.Variant();
+  // The launcher and its options place the ranks (srun --cpu-bind, mpirun's
+  // binding): sizes calibrated through one are not taken for the other.
+  if (cfg.launcher != "mpiexec") {
+    out += " launcher=" + cfg.launcher;
+    for (const std::string& f : cfg.preflags) out += " " + f;
+  }
+  for (const std::string& a : s.plan.harness_args) out += " " + a;
+  for (const auto& [k, v] : s.plan.env) out += " " + k + "=" + v;
+  for (const auto& [k, v] : cfg.harness_env) {
+    if (k != "LD_PRELOAD" && k != "NBCGUARD_REFERENCE_LOG") out += " " + k + "=" + v;
+  }
+  return out;
+}
+
+// The case restricted to the grid points `at` (their comm times x their
+// comp times, in the case's order).
+CaseSpec RestrictedTo(const CaseSpec& c, const std::vector<std::pair<double, double>>& at) {
+  CaseSpec again = c;
+  auto keep = [&](std::vector<double>* times, double std::pair<double, double>::*member) {
+    times->erase(std::remove_if(times->begin(), times->end(),
+                                [&](double t) {
+                                  return std::none_of(at.begin(), at.end(),
+                                                      [&](const auto& p) { return p.*member == t; });
+                                }),
+                 times->end());
+  };
+  keep(&again.comm_times, &std::pair<double, double>::first);
+  keep(&again.comp_times, &std::pair<double, double>::second);
+  return again;
+}
+
+}  // namespace
+
+std::vector<std::string> OverlapJob::LeadingArgs(const JobSetup& s) const {
+  const CaseSpec& c = s.test.spec;
+  return {"--mode", "overlap", "--collective", c.collective, "--comm", JoinPrecise(c.comm_times),
+          "--comp", JoinPrecise(c.comp_times), "--repetitions", std::to_string(c.repetitions),
+          "--threads", std::to_string(c.threads), "--reserve", std::to_string(s.plan.reserve)};
+}
+
+std::vector<std::string> OverlapJob::TrailingArgs(const JobSetup& s) const {
+  std::vector<std::string> args = s.plan.harness_args;
+  const std::string& cache = s.ro.calibration_cache;
+  const std::string cache_dir = cache.empty() ? s.cfg.calibration_cache : cache == "off" ? std::string() : cache;
+  if (!cache_dir.empty())
+    args.insert(args.end(), {"--calibration-cache", cache_dir, "--cache-deployment", CacheDeployment(s)});
+  return args;
+}
+
+WatchShape OverlapJob::Shape(const JobSetup& s) const {
+  const CaseSpec& c = s.test.spec;
+  return {static_cast<int>(c.comp_times.size()), static_cast<int>(c.comm_times.size()),
+          static_cast<int>(c.comp_times.size() * c.comm_times.size())};
+}
+
+std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw, Watchdog* watchdog) {
+  for (const json* t : RecordsOfType(*raw, record::kThreads)) threads_ = (*t)["threads"];
+  for (const json* ph : RecordsOfType(*raw, record::kPhaseTimes)) phase_times_ = *ph;
+  ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, s.test.spec.repetitions, s.dir, s.plan.env, s.left};
+  for (const json* p : RecordsOfType(*raw, record::kCompCalibration)) {
+    if (!(*p)["converged"].get<bool>()) continue;
+    impact.sizes.push_back((*p)["size"]);
+    impact.targets.push_back((*p)["target"]);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  if (harness_ok && RecordsOfType(*raw, record::kConformanceFailure).empty()) {
+    ImpactRuns runs = RunImpact(impact, watchdog);
+    no_mpi_error_ = runs.error;
+    no_mpi_ = runs.no_mpi;
+    for (json& p : runs.passive) raw->records.push_back(p);
+  }
+  impact_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return no_mpi_error_;
+}
+
+Verdict OverlapJob::Evaluate(const TestContext& test, const std::vector<Rule>& rules) const {
+  return nbcguard::Evaluate(red_.points, test, rules);
+}
+
+void OverlapJob::Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) {
+  const CaseSpec& c = s.test.spec;
+  const Deployment d = *s.test.deployment;
+  info_ = RunInfo{};
+  info_.case_name = c.name;
+  info_.case_file = c.file;
+  info_.collective = c.collective;
+  info_.deployment = ToString(d);
+  info_.implementation_label = s.cfg.implementation;
+  info_.library_version = record.library_version;
+  info_.nodes = s.test.nodes;
+  info_.threads = threads_;
+  info_.threshold_file = record.threshold_file;
+  info_.launch = record.launch;
+  info_.deployment_env = s.plan.env;
+  if (c.reference.active()) {
+    info_.reference = c.reference.Describe();
+    info_.reference_json = {{"behaviour", ToString(c.reference.behaviour)}, {"latency", c.reference.latency},
+                            {"bandwidth", c.reference.bandwidth}, {"late_rank", c.reference.late_rank},
+                            {"late_delay", c.reference.late_delay}, {"share", c.reference.share},
+                            {"period", c.reference.period}};
+  }
+  if (IsApplicationProgression(d)) {
+    info_.progression = {{"strategy", d == Deployment::kPoll ? "poll" : "thread"}, {"interval", c.progress_interval}};
+    for (const json* pl : RecordsOfType(raw, record::kPlacement)) {
+      json rec = *pl;
+      rec.erase("type");
+      info_.progression["placement"] = rec;
+    }
+  }
+}
+
+void OverlapJob::PrintTable(std::ostream& out, const Verdict& v) const { nbcguard::PrintTable(out, info_, red_, v); }
+
+json OverlapJob::Results(const RawRun& raw, const Verdict& v) const { return ResultsJson(info_, raw, red_, v); }
+
+void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* results, std::ostream& out) const {
+  if (!no_mpi_error_.empty()) (*results)["no_mpi_error"] = no_mpi_error_;
+  // The tool's own cost (nbcguard cost): the overlap job's phases (rank 0's
+  // clock), the job as launched, the r_mpi_impact jobs, and the whole test.
+  (*results)["cost"] = {
+      {"harness_job", hr.seconds}, {"mpi_impact_jobs", impact_seconds_},
+      {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count()}};
+  if (phase_times_.is_object())
+    for (const char* k : {"sync", "calibration", "measurement"}) (*results)["cost"][k] = phase_times_[k];
+  if (s.test.spec.reference.active()) {
+    (*results)["reference_delivered"] = ReadReferenceLog(s.dir / "reference.jsonl");
+    PrintReferenceDelivered(out, (*results)["reference_delivered"]);
+  }
+}
+
+namespace {
+
+// A second, independent job of the points the first job failed or could not
+// measure (Confirm in verdict.h); the first job's results.json gets the
+// final verdict and where the second job's results are
+// (confirm/confirmation.json: not a results.json, so that summaries and
+// envelopes see one result per test).
+int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
+  const CaseSpec& c = t.test.spec;
+  const Verdict& fv = first->verdict;
+  const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t.started).count();
+  std::vector<std::pair<double, double>> at;
+  for (const InvalidPoint& i : fv.invalid)
+    if (i.at) at.push_back(*i.at);  // Evaluate gives every overlap point its place
+  for (const Finding& f : fv.failures) at.emplace_back(f.comm_target, f.comp_target);
+  TestInstance again = t.test;
+  again.spec = RestrictedTo(c, at);
+  const std::size_t points = again.spec.comm_times.size() * again.spec.comp_times.size();
+  std::cout << "\nconfirmation: " << fv.failures.size() << " limit(s) exceeded beyond noise, " << fv.invalid.size()
+            << " invalid point(s); a failure must be seen by two independent jobs, so the " << points
+            << " point(s) concerned are measured again\n";
+  Verdict final_verdict = fv;
+  json confirmation = {{"points", points}};
+  // Only when at least half of what the first job took is left: the second
+  // measures no more points, and it stops at the case timeout whatever it has.
+  if (c.timeout - 10 - spent < 0.5 * spent) {
+    std::cout << "confirmation: not enough of the case's timeout left (" << FormatDuration(c.timeout - spent)
+              << "): the failures stand\n";
+    confirmation["error"] = "not enough of the case's timeout left";
+  } else {
+    JobOutcome second =
+        MeasureJob(t.cfg, again, t.specs, t.ro, t.dir / "confirm", "confirmation.json", t.started, false);
+    const auto* second_kind = dynamic_cast<const OverlapJob*>(second.kind.get());
+    final_verdict = Confirm(fv, second_kind->reduction().points, t.test.Context(),
+                            first->spec ? first->spec->rules : std::vector<Rule>{});
+    confirmation["results"] = second.results_path.string();
+    if (second.rc != kPass && second.rc != kFail)
+      confirmation["error"] = "the second job failed (exit " + std::to_string(second.rc) + ")";
+  }
+  std::cout << "\nconfirmation of the first job's failures by the second:\n";
+  for (const Finding& f : final_verdict.unconfirmed) std::cout << "  not confirmed: " << f.Message() << "\n";
+  for (const Finding& f : final_verdict.failures) std::cout << "  FAIL (confirmed) " << f.Message() << "\n";
+  for (const std::string& s : final_verdict.remeasured) std::cout << "  invalid in the first job: " << s << "\n";
+  for (const InvalidPoint& i : final_verdict.invalid) std::cout << "  INVALID in both jobs: " << i.line << "\n";
+  std::cout << "verdict after confirmation: " << final_verdict.Summary() << "\n";
+  if (t.ro.ctest)
+    PrintCTestMeasurements(std::cout, {Measurement::Numeric("limits not confirmed",
+                                                            static_cast<double>(final_verdict.unconfirmed.size()))});
+  first->results["verdict"] = VerdictJson(final_verdict, first->threshold_file);
+  first->results["confirmation"] = confirmation;
+  if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
+    std::cout << "error: " << e << "\n";
+  return final_verdict.pass ? kPass : kFail;
+}
+
+}  // namespace
+
+// A limit exceeded beyond noise is confirmed by a second job
+// (RunOptions::confirm), which also measures the points the first job could
+// not (invalid ones); then, in nightly mode, a regression against the
+// baseline fails like a threshold.
+int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
+  int rc = first->rc;
+  const Verdict& fv = first->verdict;
+  if (rc == kFail && t.ro.confirm && (!fv.failures.empty() || !fv.invalid.empty())) rc = ConfirmFailures(t, first);
+  if ((rc == kPass || rc == kFail) && !t.ro.baseline.empty() &&
+      CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout) == kFail)
+    rc = kFail;
+  return rc;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,61 @@
+#include "run_cmd.h"
+
+#include <iostream>
+
+#include "nbcguard/driver_common.h"
+#include "nbcguard/reference.h"
+#include "thresholds.h"
+
+namespace nbcguard {
+
+namespace {
+
+// Options that do not apply to the case's kind: what to say (empty: none).
+std::string OptionsError(const CaseSpec& c, const RunOptions& ro) {
+  if (c.kind == CaseKind::kPartitioned && (!ro.deployments.empty() || !ro.reference.empty()))
+    return "--deployment and --reference apply to kind: overlap cases; " + c.file + " is kind: partitioned";
+  if (c.kind == CaseKind::kOverlap && ro.fault == "corrupt")
+    return "--inject-fault corrupt applies to kind: partitioned cases only (" + c.file + " is kind: overlap)";
+  return "";
+}
+
+int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
+  Parsed<CaseSpec> p = LoadCaseSpec(case_file);
+  if (!p.ok()) {
+    std::cerr << p.ErrorText() << "\n";
+    return kUsage;
+  }
+  CaseSpec c = *p.value;
+  if (ro.timeout > 0) c.timeout = ro.timeout;
+  if (!ro.reference.empty()) c.reference.behaviour = *ParseReferenceBehaviour(ro.reference);  // checked by CLI
+  Config cfg_run = cfg;
+  if (!ro.thresholds_dir.empty()) cfg_run.thresholds_dir = ro.thresholds_dir;
+  std::vector<ThresholdSpec> specs;
+  if (!LoadThresholds(cfg_run, &specs)) return kUsage;
+  if (const std::string error = OptionsError(c, ro); !error.empty()) {
+    std::cerr << "nbcguard run: " << error << "\n";
+    return kUsage;
+  }
+  std::vector<Deployment> deployments;
+  for (const std::string& s : ro.deployments) deployments.push_back(*ParseDeployment(s));  // checked by CLI
+  const std::vector<TestInstance> tests = Instances(c, ro.nodes, deployments);
+  for (const TestInstance& t : tests) {
+    if (t.kind() == CaseKind::kPartitioned && t.nodes != 2) {
+      std::cout << "FAIL " << t.Id() << ": partitioned communication is measured between exactly 2 ranks\n";
+      return kUsage;
+    }
+  }
+  int worst = kSkip;
+  for (const TestInstance& t : tests) worst = Worse(worst, RunTest(cfg_run, t, specs, ro));
+  return worst;
+}
+
+}  // namespace
+
+int RunCommand(const Config& cfg, const std::vector<std::string>& case_files, const RunOptions& ro) {
+  int worst = kSkip;
+  for (const std::string& f : case_files) worst = Worse(worst, RunCase(cfg, f, ro));
+  return worst;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,180 @@
+#include "run_job.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "nbcguard/driver_common.h"
+#include "nbcguard/results_io.h"
+#include "nbcguard/raw_records.h"
+#include "nbcguard/units.h"
+#include "overlap_run.h"
+#include "partitioned_run.h"
+#include "summary.h"
+#include "thresholds.h"
+
+namespace nbcguard {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::unique_ptr<JobKind> MakeJobKind(const TestInstance& test) {
+  if (test.kind() == CaseKind::kPartitioned) return std::make_unique<PartitionedJob>();
+  return std::make_unique<OverlapJob>();
+}
+
+namespace {
+
+// The harness's environment for a case with a reference behaviour; empty
+// (and a FAIL line) when the reference library is missing.
+bool SetUpReference(const TestInstance& test, const fs::path& reference_log, Config* cfg) {
+  const CaseSpec& c = test.spec;
+  if (!c.reference.active()) return true;
+  if (cfg->reference_library.empty() || !fs::exists(cfg->reference_library)) {
+    std::cout << "FAIL " << c.name << ": the case asks for reference behaviour " << ToString(c.reference.behaviour)
+              << " but the reference library is missing ("
+              << (cfg->reference_library.empty() ? "not in " + cfg->path : cfg->reference_library) << ")\n";
+    return false;
+  }
+  cfg->harness_env = ToEnvironment(c.reference);
+  cfg->harness_env["LD_PRELOAD"] = cfg->reference_library;
+  // What the reference library delivered, per rank and job (passive-impact).
+  cfg->harness_env["NBCGUARD_REFERENCE_LOG"] = reference_log.string();
+  return true;
+}
+
+// Why the harness's records may be incomplete (empty: it ran through).
+std::string HarnessError(const ProcessResult& hr, const TestInstance& test, const JobKind& kind) {
+  if (hr.timed_out)
+    return "harness did not finish within the case timeout (" + FormatDuration(test.spec.timeout) + "): a hung " +
+           kind.HungOn() + " or rank; completed points are kept";
+  if (hr.exit_code != 0 && hr.exit_code != kConformance)
+    return "harness failed (exit " + std::to_string(hr.exit_code) + "); completed points are kept";
+  return "";
+}
+
+// The pictures next to results.json; the lines naming them for CTest only
+// with the measurements. Pictures never change the verdict.
+void DrawPictures(const json& results, const fs::path& dir, bool measurements) {
+  std::ostringstream lines;
+  RenderRunPlots(lines, results, dir);
+  std::istringstream in(lines.str());
+  for (std::string line; std::getline(in, line);)
+    if (measurements || line.rfind("<Dart", 0) != 0) std::cout << line << "\n";
+}
+
+// The FAIL line and exit code of a job whose verdict cannot stand: the
+// first reason given (non-empty), else `rc`.
+int JobFailure(const std::string& id, const std::vector<std::pair<std::string, int>>& reasons, int rc) {
+  for (const auto& [why, code] : reasons) {
+    if (why.empty()) continue;
+    std::cout << "FAIL " << id << ": " << why << "\n";
+    return code;
+  }
+  return rc;
+}
+
+// The harness job itself; its records in *raw. False when it skipped.
+bool RunHarness(const JobSetup& s, const JobKind& kind, Watchdog* watchdog, ProcessResult* hr, RawRun* raw,
+                json* launch) {
+  std::vector<std::string> args = kind.LeadingArgs(s);
+  args.insert(args.end(), {"--fault", s.ro.fault, "--clock-sync", s.ro.clock_sync, "--out", s.raw_path.string()});
+  const std::vector<std::string> trailing = kind.TrailingArgs(s);
+  args.insert(args.end(), trailing.begin(), trailing.end());
+  const std::vector<std::string> cmd = LaunchCommand(s.cfg, s.test.nodes, s.cfg.harness, args);
+  if (s.ro.ctest || s.ro.verbose)
+    std::cerr << "nbcguard: " << s.test.Id() << ": " << DescribeLaunch(s.cfg, cmd) << "\n";
+  *launch = LaunchRecord(s.cfg, cmd);
+  watchdog->Watch(s.raw_path.string());
+  *hr = RunProcess(cmd, s.plan.env, std::max(1.0, s.left()));
+  *raw = ReadRaw(s.raw_path.string());
+  for (const json* skip : RecordsOfType(*raw, record::kSkip)) {
+    std::cout << "SKIP " << s.test.Id() << ": " << (*skip)["reason"].get<std::string>() << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test, const std::vector<ThresholdSpec>& specs,
+                      const RunOptions& ro, const fs::path& dir, const std::string& results_name,
+                      std::chrono::steady_clock::time_point started, bool measurements) {
+  JobOutcome out;
+  out.kind = MakeJobKind(test);
+  JobKind& kind = *out.kind;
+  Config cfg = base_cfg;
+  const fs::path reference_log = dir / "reference.jsonl";
+  if (!SetUpReference(test, reference_log, &cfg)) {
+    out.rc = kUsage;
+    return out;
+  }
+  JobSetup s{cfg, test, ro, test.Plan(cfg.implementation), dir, dir / "raw.jsonl", nullptr, started};
+  for (const std::string& kv : ro.set_env) s.plan.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  if (!s.plan.skip.empty()) {
+    std::cout << "SKIP " << test.Id() << ": " << s.plan.skip << "\n";
+    out.rc = kSkip;
+    return out;
+  }
+  s.left = [&] {
+    // Keep 10 s of the case's timeout for reducing and reporting.
+    return test.spec.timeout - 10 - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  fs::create_directories(dir);
+  fs::remove(s.raw_path);
+  fs::remove(reference_log);
+
+  const WatchShape shape = kind.Shape(s);
+  Watchdog watchdog(test.Id(), shape.comp_targets, shape.comm_targets, shape.points, s.left);
+  ProcessResult hr;
+  RawRun raw;
+  JobRecord record;
+  if (!RunHarness(s, kind, &watchdog, &hr, &raw, &record.launch)) {
+    out.rc = kSkip;
+    return out;
+  }
+  const std::string harness_error = HarnessError(hr, test, kind);
+  const std::string more_error = kind.MoreJobs(s, harness_error.empty(), &raw, &watchdog);
+  watchdog.Stop();
+  kind.Reduce(raw);
+
+  const LibraryThresholds found = ThresholdsFor(raw, specs);
+  out.spec = found.spec;
+  record.library_version = found.version_line;
+  record.threshold_file = out.threshold_file = found.spec ? found.spec->file : "(none)";
+  if (found.spec) out.verdict = kind.Evaluate(test.Context(), found.spec->rules);
+  kind.Describe(s, raw, record);
+  kind.PrintTable(std::cout, out.verdict);
+  if (measurements) PrintCTestMeasurements(std::cout, kind.Measurements(out.verdict));
+
+  out.results = kind.Results(raw, out.verdict);
+  if (!harness_error.empty()) out.results["harness_error"] = harness_error;
+  kind.Complete(s, hr, &out.results, std::cout);
+  out.results_path = dir / results_name;
+  if (const std::string e = WriteResults(out.results_path, out.results); !e.empty())
+    std::cout << "error: " << e << "\n";
+  std::cout << "results: " << out.results_path.string() << "\n";
+  if (kind.DrawsPictures()) DrawPictures(out.results, dir, measurements);
+
+  const std::string conformance = kind.ConformanceError();
+  out.rc = JobFailure(test.Id(),
+                      {{conformance.empty() ? "" : "conformance failure: " + conformance, kConformance},
+                       {harness_error, kHarnessFailed},
+                       {found.spec ? "" : NoThresholdsMessage(cfg.thresholds_dir, found), kUsage},
+                       {more_error, kHarnessFailed}},
+                      out.verdict.pass ? kPass : kFail);
+  return out;
+}
+
+int RunTest(const Config& cfg, const TestInstance& test, const std::vector<ThresholdSpec>& specs,
+            const RunOptions& ro) {
+  const TestSetup t{cfg, test, specs, ro,
+                    fs::path(ro.out.empty() ? cfg.results_dir : ro.out) / test.ResultsSubdir(),
+                    std::chrono::steady_clock::now()};
+  fs::remove_all(t.dir / "confirm");  // a second job's results from an earlier run
+  JobOutcome first = MeasureJob(cfg, test, specs, ro, t.dir, "results.json", t.started, ro.ctest);
+  if (first.results_path.empty()) return first.rc;  // skipped, or could not start
+  return first.kind->FinishTest(t, &first);
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,134 @@
+// Running a test: one job of the harness (and the jobs its kind adds), the
+// reduction, the verdict, the report and results.json. The same path for
+// every kind of case; what differs between kinds is a JobKind.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/test_instance.h"
+#include "ctest_measurements.h"
+#include "launcher.h"
+#include "nbcguard/threshold_spec.h"
+#include "nbcguard/verdict.h"
+#include "nbcguard/reduce.h"
+#include "watchdog.h"
+
+namespace nbcguard {
+
+// Options of `run` beyond the case file.
+struct RunOptions {
+  std::vector<int> nodes;                // default: the case's
+  std::vector<std::string> deployments;  // default: the case's
+  std::string out;                       // default: the build's results/
+  double timeout = 0;                    // seconds; 0 = the case's
+  std::string fault = "none";            // passed to the harness (testing)
+  std::string thresholds_dir;            // default: the configured one
+  std::string reference;                 // reference behaviour overriding the case's (empty = the case's)
+  std::vector<std::string> set_env;      // NAME=VALUE set after the deployment's environment
+  std::string baseline;                  // results of an earlier run to compare with (empty = none)
+  std::string clock_sync = "flat";       // passed to the harness: flat | tree
+  std::string calibration_cache;         // overrides the configured cache directory; "off": none
+  bool confirm = true;                   // a limit exceeded in one job fails only if a second job agrees
+  // For machines (CTest): the <DartMeasurement> lines and the launch
+  // command lines; verbose: the launch command lines too, for a person.
+  bool ctest = false;
+  bool verbose = false;
+};
+
+// What one job has to go on, for its kind.
+struct JobSetup {
+  const Config& cfg;  // with the harness's environment for a reference behaviour
+  const TestInstance& test;
+  const RunOptions& ro;
+  DeploymentPlan plan;  // with --set-env applied
+  std::filesystem::path dir;
+  std::filesystem::path raw_path;
+  std::function<double()> left;  // seconds left of the case's timeout, 10 s kept for the report
+  std::chrono::steady_clock::time_point started;
+};
+
+// What results.json and the table say of every job, whatever its kind.
+struct JobRecord {
+  nlohmann::json launch;  // LaunchRecord
+  std::string library_version, threshold_file;
+};
+
+// The grid as the watchdog counts it.
+struct WatchShape {
+  int comp_targets = 0, comm_targets = 0, points = 0;
+};
+
+struct JobOutcome;
+
+// What a test has to go on: its results go to `dir`, its timeout runs from `started`.
+struct TestSetup {
+  const Config& cfg;
+  const TestInstance& test;
+  const std::vector<ThresholdSpec>& specs;
+  const RunOptions& ro;
+  std::filesystem::path dir;
+  std::chrono::steady_clock::time_point started;
+};
+
+// What a kind of case does its own way in a job and in a test.
+class JobKind {
+ public:
+  virtual ~JobKind() = default;
+  // What a timed-out harness was probably stuck in ("collective", "transfer").
+  virtual const char* HungOn() const = 0;
+  // The harness's arguments before the common ones (--fault, --clock-sync,
+  // --out) and after them.
+  virtual std::vector<std::string> LeadingArgs(const JobSetup& s) const = 0;
+  virtual std::vector<std::string> TrailingArgs(const JobSetup&) const { return {}; }
+  virtual WatchShape Shape(const JobSetup& s) const = 0;
+  // Jobs after the harness's (overlap: r_mpi_impact), when the harness ran
+  // through; their records join `raw`. Returns an error that fails the test.
+  virtual std::string MoreJobs(const JobSetup&, bool /*harness_ok*/, RawRun*, Watchdog*) { return ""; }
+  virtual void Reduce(const RawRun& raw) = 0;
+  virtual std::string ConformanceError() const = 0;
+  virtual Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules) const = 0;
+  virtual void Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) = 0;
+  virtual void PrintTable(std::ostream& out, const Verdict& v) const = 0;
+  virtual std::vector<Measurement> Measurements(const Verdict& v) const = 0;
+  virtual nlohmann::json Results(const RawRun& raw, const Verdict& v) const = 0;
+  // Kind-specific parts of results.json and their lines after the table.
+  virtual void Complete(const JobSetup&, const ProcessResult&, nlohmann::json*, std::ostream&) const {}
+  virtual bool DrawsPictures() const { return false; }
+  // The test's exit code after its first job (`first`, whose kind this is).
+  virtual int FinishTest(const TestSetup& t, JobOutcome* first) const = 0;
+};
+
+std::unique_ptr<JobKind> MakeJobKind(const TestInstance& test);
+
+// What one job measured and concluded.
+struct JobOutcome {
+  int rc = 0;  // kPass / kFail from the thresholds, else the job's error code
+  Verdict verdict;
+  nlohmann::json results;
+  std::filesystem::path results_path;
+  std::string threshold_file;
+  const ThresholdSpec* spec = nullptr;  // the library's thresholds (in `specs`), when found
+  std::unique_ptr<JobKind> kind;        // its reduction
+};
+
+// One job of `test`: writes raw.jsonl, `results_name` and the pictures into
+// `dir`, prints the table and verdict (and the CTest measurements when
+// `measurements`). The case's timeout runs from `started`.
+JobOutcome MeasureJob(const Config& cfg, const TestInstance& test, const std::vector<ThresholdSpec>& specs,
+                      const RunOptions& ro, const std::filesystem::path& dir, const std::string& results_name,
+                      std::chrono::steady_clock::time_point started, bool measurements);
+
+// The whole test: the first job, then what its kind does with the outcome
+// (overlap: a second job to confirm failures, the baseline comparison).
+int RunTest(const Config& cfg, const TestInstance& test, const std::vector<ThresholdSpec>& specs,
+            const RunOptions& ro);
+
+}  // namespace nbcguard

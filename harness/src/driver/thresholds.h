@@ -1,0 +1,31 @@
+// The threshold files and the one that applies to the running library.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher.h"
+#include "nbcguard/library_version.h"
+#include "nbcguard/threshold_spec.h"
+#include "nbcguard/reduce.h"
+
+namespace nbcguard {
+
+// Every threshold file of cfg.thresholds_dir, parsed; any error is printed
+// and fatal (a bad file must not silently drop a library's limits).
+bool LoadThresholds(const Config& cfg, std::vector<ThresholdSpec>* specs);
+
+// The running library, named by the harness's context record, and the
+// threshold file that applies to it (spec null when none does).
+struct LibraryThresholds {
+  std::string version_line;  // first line of MPI_Get_library_version
+  LibraryId lib;
+  const ThresholdSpec* spec = nullptr;
+};
+
+LibraryThresholds ThresholdsFor(const RawRun& raw, const std::vector<ThresholdSpec>& specs);
+
+// Why a test without a threshold file fails, and how to add one.
+std::string NoThresholdsMessage(const std::string& thresholds_dir, const LibraryThresholds& t);
+
+}  // namespace nbcguard

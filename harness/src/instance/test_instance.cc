@@ -1,0 +1,170 @@
+#include "nbcguard/test_instance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "nbcguard/driver_common.h"
+
+namespace nbcguard {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+DeploymentPlan PlanDeployment(Deployment d, const std::string& impl, const CaseSpec& c) {
+  DeploymentPlan p;
+  p.env["OMP_WAIT_POLICY"] = "PASSIVE";  // idle compute threads must not spin against MPI
+  if (d == Deployment::kBasic) return p;
+  if (IsApplicationProgression(d)) {
+    const std::string interval = Precise(c.progress_interval);
+    if (d == Deployment::kPoll) {
+      p.harness_args = {"--progression", "poll", "--progress-interval", interval};
+    } else {
+      const std::string policy = d == Deployment::kThreadBind   ? "bind"
+                                 : d == Deployment::kThreadNuma ? "numa"
+                                                                : "odd-even";
+      p.harness_args = {"--progression", "thread", "--placement", policy, "--progress-interval", interval};
+    }
+    return p;
+  }
+  if (impl == "mpich") {
+    p.env["MPIR_CVAR_ASYNC_PROGRESS"] = "1";
+    if (d == Deployment::kDedicated) p.reserve = 1;
+    return p;
+  }
+  if (impl == "openmpi")
+    p.skip = std::string("Open MPI 4.1 has no general asynchronous progress thread for nonblocking "
+                         "collectives, so the '") + ToString(d) + "' deployment cannot be set up";
+  else
+    p.skip = "no known way to turn on asynchronous progress for MPI implementation '" + impl + "'";
+  return p;
+}
+
+std::string TestInstance::Variant() const {
+  return deployment ? ToString(*deployment) : ToString(CaseKind::kPartitioned);
+}
+
+std::string TestInstance::Id() const { return spec.name + " n" + std::to_string(nodes) + " " + Variant(); }
+
+std::string TestInstance::Name(const std::string& implementation) const {
+  return implementation + "." + spec.name + ".n" + std::to_string(nodes) + "." + Variant();
+}
+
+std::vector<std::string> TestInstance::Labels(const std::string& implementation) const {
+  std::vector<std::string> all = {"cases", spec.name, deployment ? spec.collective : Variant(),
+                                  "n" + std::to_string(nodes)};
+  if (deployment) all.push_back(ToString(*deployment));
+  all.push_back(implementation);
+  all.insert(all.end(), spec.labels.begin(), spec.labels.end());
+  // An overlap case named after its collective lists the name twice, as
+  // CTest has always been given it (CTest does not mind).
+  if (deployment) return all;
+  std::vector<std::string> once;
+  for (const std::string& l : all)
+    if (std::find(once.begin(), once.end(), l) == once.end()) once.push_back(l);
+  return once;
+}
+
+DeploymentPlan TestInstance::Plan(const std::string& implementation) const {
+  if (deployment) return PlanDeployment(*deployment, implementation, spec);
+  DeploymentPlan p;
+  p.env["OMP_WAIT_POLICY"] = "PASSIVE";  // idle Pready threads must not spin
+  return p;
+}
+
+TestContext TestInstance::Context() const {
+  return TestContext{spec.collective, nodes, deployment.value_or(Deployment::kBasic), spec.labels, spec.kind};
+}
+
+std::string TestInstance::ResultsSubdir() const {
+  return (fs::path(spec.name) / ("n" + std::to_string(nodes)) / Variant()).string();
+}
+
+std::vector<TestInstance> Instances(const CaseSpec& c, const std::vector<int>& nodes,
+                                    const std::vector<Deployment>& deployments) {
+  std::vector<TestInstance> out;
+  for (int n : nodes.empty() ? c.nodes : nodes) {
+    if (c.kind == CaseKind::kPartitioned) {
+      out.push_back(TestInstance{c, n, std::nullopt});
+      continue;
+    }
+    for (Deployment d : deployments.empty() ? c.deployments : deployments) out.push_back(TestInstance{c, n, d});
+  }
+  return out;
+}
+
+// ------------------------------------------------------------- listing --
+
+std::vector<ListedTest> ListTests(const std::vector<std::string>& case_files, const ListSettings& s) {
+  std::vector<ListedTest> out;
+  for (const std::string& f : case_files) {
+    Parsed<CaseSpec> p = LoadCaseSpec(f);
+    if (!p.ok()) {
+      ListedTest t;
+      t.name = s.implementation + ".case-file." + fs::path(f).stem().string();
+      t.args = {"check", f};
+      t.labels = {"cases", "invalid-case"};
+      t.timeout = static_cast<long>(std::ceil(CaseSpec().timeout));
+      t.case_file = f;
+      t.kind = "invalid-case";
+      out.push_back(t);
+      continue;
+    }
+    for (const TestInstance& i : Instances(*p.value)) {
+      ListedTest t;
+      t.name = i.Name(s.implementation);
+      t.args = {"run", f, "--nodes", std::to_string(i.nodes)};
+      if (i.deployment) t.args.insert(t.args.end(), {"--deployment", ToString(*i.deployment)});
+      t.args.insert(t.args.end(), {"--config", s.config_path});
+      // Partitioned results are not compared with a baseline (nbcguard compare reads overlap results).
+      if (i.deployment && !s.baseline_dir.empty()) t.args.insert(t.args.end(), {"--baseline", s.baseline_dir});
+      t.args.push_back("--ctest");
+      t.labels = i.Labels(s.implementation);
+      t.timeout = static_cast<long>(std::ceil(i.spec.timeout));
+      t.processors = i.nodes;
+      t.case_file = f;
+      t.kind = ToString(i.kind());
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+json TestsJson(const std::vector<ListedTest>& tests) {
+  json list = json::array();
+  for (const ListedTest& t : tests)
+    list.push_back({{"name", t.name}, {"args", t.args}, {"labels", t.labels}, {"timeout", t.timeout},
+                    {"processors", t.processors}, {"case_file", t.case_file}, {"kind", t.kind}});
+  return {{"format", "nbcguard-tests"}, {"version", 1}, {"tests", list}};
+}
+
+namespace {
+
+// A CMake bracket argument, unless the word needs no quoting.
+std::string Quoted(const std::string& s) {
+  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
+  });
+  return plain ? s : "[==[" + s + "]==]";
+}
+
+}  // namespace
+
+std::string TestsCMake(const std::vector<ListedTest>& tests, const std::string& driver, int skip_code) {
+  std::string out;
+  for (const ListedTest& t : tests) {
+    std::string labels;
+    for (const std::string& l : t.labels) labels += (labels.empty() ? "" : ";") + l;
+    out += "add_test(" + Quoted(t.name) + " [==[" + driver + "]==]";
+    for (const std::string& a : t.args) out += " " + Quoted(a);
+    out += ")\nset_tests_properties(" + Quoted(t.name) + " PROPERTIES LABELS [==[" + labels + "]==]";
+    // A file that does not parse is checked, not run: CTest's defaults.
+    if (t.kind != "invalid-case")
+      out += " TIMEOUT " + std::to_string(t.timeout) + " RUN_SERIAL TRUE PROCESSORS " +
+             std::to_string(t.processors) + " SKIP_RETURN_CODE " + std::to_string(skip_code);
+    out += ")\n";
+  }
+  return out;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,131 @@
+// The tests of a case as `nbcguard list` gives them: names, labels and run
+// arguments decided once (instance/test_instance), as JSON for a CMake
+// discover function and as CMake code for CTest.
+#include "nbcguard/test_instance.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace nbcguard {
+namespace {
+
+const std::string kCases = std::string(NBCGUARD_TEST_DATA) + "/cases";
+const std::string kOverlap = kCases + "/good/full.yaml";            // nodes 8, 2, 4 x progress, basic, dedicated
+const std::string kPartitioned = kCases + "/good/partitioned.yaml";  // nodes 2
+const std::string kBroken = kCases + "/bad/bad_name.yaml";
+
+const ListSettings kSettings{"mpich", "/b/nbcguard-config.json", "/nightly"};
+
+const ListedTest* Find(const std::vector<ListedTest>& tests, const std::string& name) {
+  for (const ListedTest& t : tests)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+TEST(TestInstance, OneTestPerRankCountAndDeployment) {
+  const std::vector<ListedTest> tests = ListTests({kOverlap, kPartitioned, kBroken}, kSettings);
+  ASSERT_EQ(tests.size(), 3u * 3u + 1u + 1u);
+  const ListedTest* t = Find(tests, "mpich.iallreduce-full_1.n4.dedicated");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->args, (std::vector<std::string>{"run", kOverlap, "--nodes", "4", "--deployment", "dedicated",
+                                               "--config", "/b/nbcguard-config.json", "--baseline", "/nightly",
+                                               "--ctest"}));
+  EXPECT_EQ(t->labels, (std::vector<std::string>{"cases", "iallreduce-full_1", "iallreduce", "n4", "dedicated",
+                                                 "mpich", "quick", "nightly"}));
+  EXPECT_EQ(t->timeout, 2);  // 1.5 s, whole seconds up
+  EXPECT_EQ(t->processors, 4);
+  EXPECT_EQ(t->kind, "overlap");
+  EXPECT_EQ(t->case_file, kOverlap);
+}
+
+TEST(TestInstance, PartitionedHasNoDeploymentNorBaseline) {
+  const std::vector<ListedTest> tests = ListTests({kPartitioned}, kSettings);
+  ASSERT_EQ(tests.size(), 1u);
+  const ListedTest& t = tests[0];
+  EXPECT_EQ(t.name, "mpich.partitioned-full.n2.partitioned");
+  EXPECT_EQ(t.args, (std::vector<std::string>{"run", kPartitioned, "--nodes", "2", "--config",
+                                              "/b/nbcguard-config.json", "--ctest"}));
+  // "partitioned" stands where an overlap test has its collective, once.
+  EXPECT_EQ(t.labels, (std::vector<std::string>{"cases", "partitioned-full", "partitioned", "n2", "mpich", "quick"}));
+  EXPECT_EQ(t.timeout, 90);
+  EXPECT_EQ(t.processors, 2);
+  EXPECT_EQ(t.kind, "partitioned");
+}
+
+TEST(TestInstance, BrokenCaseFileIsATestThatChecksIt) {
+  const std::vector<ListedTest> tests = ListTests({kBroken}, kSettings);
+  ASSERT_EQ(tests.size(), 1u);
+  EXPECT_EQ(tests[0].name, "mpich.case-file.bad_name");
+  EXPECT_EQ(tests[0].args, (std::vector<std::string>{"check", kBroken}));
+  EXPECT_EQ(tests[0].labels, (std::vector<std::string>{"cases", "invalid-case"}));
+  EXPECT_EQ(tests[0].kind, "invalid-case");
+}
+
+TEST(TestInstance, ListingUsesTheInstancesNamesAndLabels) {
+  Parsed<CaseSpec> p = LoadCaseSpec(kOverlap);
+  ASSERT_TRUE(p.ok()) << p.ErrorText();
+  const std::vector<TestInstance> instances = Instances(*p.value);
+  const std::vector<ListedTest> tests = ListTests({kOverlap}, kSettings);
+  ASSERT_EQ(instances.size(), tests.size());
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    EXPECT_EQ(tests[i].name, instances[i].Name("mpich"));
+    EXPECT_EQ(tests[i].labels, instances[i].Labels("mpich"));
+    EXPECT_EQ(instances[i].ResultsSubdir(), "iallreduce-full_1/n" + std::to_string(instances[i].nodes) + "/" +
+                                                ToString(*instances[i].deployment));
+  }
+  // --nodes and --deployment of `run` narrow the same instances.
+  const std::vector<TestInstance> two = Instances(*p.value, {2}, {Deployment::kBasic});
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(two[0].Id(), "iallreduce-full_1 n2 basic");
+}
+
+TEST(TestInstance, JsonDocumentHasExactlyTheAgreedKeys) {
+  const nlohmann::json doc = TestsJson(ListTests({kPartitioned, kBroken}, kSettings));
+  EXPECT_EQ(doc["format"], "nbcguard-tests");
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc.size(), 3u);
+  ASSERT_EQ(doc["tests"].size(), 2u);
+  const nlohmann::json& t = doc["tests"][0];
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : t.items()) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys, (std::vector<std::string>{"args", "case_file", "kind", "labels", "name", "processors", "timeout"}));
+  EXPECT_EQ(t["name"], "mpich.partitioned-full.n2.partitioned");
+  EXPECT_EQ(t["args"][0], "run");
+  EXPECT_EQ(t["timeout"], 90);
+  EXPECT_EQ(t["processors"], 2);
+  EXPECT_EQ(t["case_file"], kPartitioned);
+  EXPECT_EQ(doc["tests"][1]["kind"], "invalid-case");
+}
+
+TEST(TestInstance, CMakeCodeForCTest) {
+  const std::string cmake = TestsCMake(ListTests({kPartitioned, kBroken}, kSettings), "/b/nbcguard", 77);
+  EXPECT_EQ(cmake,
+            "add_test([==[mpich.partitioned-full.n2.partitioned]==] [==[/b/nbcguard]==] run [==[" + kPartitioned +
+                "]==] --nodes 2 --config [==[/b/nbcguard-config.json]==] --ctest)\n"
+                "set_tests_properties([==[mpich.partitioned-full.n2.partitioned]==] PROPERTIES LABELS "
+                "[==[cases;partitioned-full;partitioned;n2;mpich;quick]==] TIMEOUT 90 RUN_SERIAL TRUE PROCESSORS 2 "
+                "SKIP_RETURN_CODE 77)\n"
+                "add_test([==[mpich.case-file.bad_name]==] [==[/b/nbcguard]==] check [==[" + kBroken + "]==])\n"
+                "set_tests_properties([==[mpich.case-file.bad_name]==] PROPERTIES LABELS "
+                "[==[cases;invalid-case]==])\n");
+}
+
+TEST(TestInstance, DeploymentPlans) {
+  Parsed<CaseSpec> p = LoadCaseSpec(kOverlap);
+  ASSERT_TRUE(p.ok());
+  const DeploymentPlan dedicated = PlanDeployment(Deployment::kDedicated, "mpich", *p.value);
+  EXPECT_EQ(dedicated.env.at("MPIR_CVAR_ASYNC_PROGRESS"), "1");
+  EXPECT_EQ(dedicated.reserve, 1);
+  EXPECT_FALSE(PlanDeployment(Deployment::kProgress, "openmpi", *p.value).skip.empty());
+  EXPECT_TRUE(PlanDeployment(Deployment::kBasic, "openmpi", *p.value).skip.empty());
+  const TestInstance partitioned{*LoadCaseSpec(kPartitioned).value, 2, std::nullopt};
+  EXPECT_EQ(partitioned.Plan("mpich").env.at("OMP_WAIT_POLICY"), "PASSIVE");
+  EXPECT_EQ(partitioned.Context().kind, CaseKind::kPartitioned);
+}
+
+}  // namespace
+}  // namespace nbcguard
