@@ -1,0 +1,8 @@
+#!/bin/sh
+# Stands in for `nbcguard list --config FILE --format json`: prints FILE, a
+# fixture test list, and fails on any other command line.
+if [ "$#" -ne 5 ] || [ "$1" != list ] || [ "$2" != --config ] || [ "$4" != --format ] || [ "$5" != json ]; then
+  echo "fake-driver: unexpected arguments: $*" >&2
+  exit 2
+fi
+cat "$3"
