@@ -86,8 +86,10 @@ function(nbcguard_discover_cases)
   if(arg_CASES)
     set(stale FALSE)
     nbcguard_bracket(qcases "${arg_CASES}")
+    nbcguard_bracket(qyaml "${arg_CASES}/*.yaml")
+    nbcguard_bracket(qyml "${arg_CASES}/*.yml")
     string(APPEND inputs " ${qcases}")
-    set(glob "  file(GLOB _cases LIST_DIRECTORIES false ${qcases}/*.yaml ${qcases}/*.yml)\n")
+    set(glob "file(GLOB _cases LIST_DIRECTORIES false ${qyaml} ${qyml})\n")
   endif()
   # The generator expression of DRIVER is evaluated by file(GENERATE); the
   # caller's texts are bracket arguments, left as they are.

@@ -4,7 +4,8 @@
 # knows (--show-only=json-v1) must be exactly the fixture's names and
 # arguments, with the defaults and the caller's PROPERTIES applied. A
 # hostile fixture's names and arguments must come through as text, none of
-# its CMake code run; a list of another version must be refused.
+# its CMake code run; a list of another version must be refused; the driver
+# runs again only when a case file is added, removed or changed.
 #   cmake -D SOURCE_DIR=<repo> -D WORK=<scratch dir> -P check_discovery.cmake
 
 set(data "${SOURCE_DIR}/tests/data/discovery")
@@ -21,14 +22,15 @@ endmacro()
 function(discover fixture out rc err)
   set(dir "${WORK}/${fixture}")
   file(REMOVE_RECURSE "${dir}")
-  file(MAKE_DIRECTORY "${dir}/src")
+  file(MAKE_DIRECTORY "${dir}/src" "${dir}/cases")
+  file(WRITE "${dir}/cases/a.yaml" "")
   file(WRITE "${dir}/src/CMakeLists.txt" "
 cmake_minimum_required(VERSION 3.25)
 project(discovery_check NONE)
 include(\"${SOURCE_DIR}/cmake/NbcguardDiscover.cmake\")
 enable_testing()
 nbcguard_discover_cases(DRIVER \"${driver}\" CONFIG \"${data}/${fixture}.json\"
-  TEST_PREFIX pre. TEST_SUFFIX .post LABELS extra1 extra2
+  CASES \"${dir}/cases\" TEST_PREFIX pre. TEST_SUFFIX .post LABELS extra1 extra2
   PROPERTIES TIMEOUT 7 ENVIRONMENT \"A=1;B=2\")
 ")
   execute_process(COMMAND "${CMAKE_COMMAND}" -S "${dir}/src" -B "${dir}/build"
@@ -36,11 +38,31 @@ nbcguard_discover_cases(DRIVER \"${driver}\" CONFIG \"${data}/${fixture}.json\"
   if(NOT crc EQUAL 0)
     message(FATAL_ERROR "configuring the ${fixture} project failed:\n${cout}${cerr}")
   endif()
-  execute_process(COMMAND "${CMAKE_CTEST_COMMAND}" --show-only=json-v1 WORKING_DIRECTORY "${dir}/build"
-                  RESULT_VARIABLE trc OUTPUT_VARIABLE tout ERROR_VARIABLE terr)
+  show(${fixture} tout trc terr)
   set(${out} "${tout}" PARENT_SCOPE)
   set(${rc} "${trc}" PARENT_SCOPE)
   set(${err} "${terr}" PARENT_SCOPE)
+endfunction()
+
+# ctest's json-v1 view of the `fixture` project's build, as it is now; the
+# driver's runs counted in <build>/driver.log.
+function(show fixture out rc err)
+  set(build "${WORK}/${fixture}/build")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E env "FAKE_DRIVER_LOG=${build}/driver.log"
+                          "${CMAKE_CTEST_COMMAND}" --show-only=json-v1
+                  WORKING_DIRECTORY "${build}" RESULT_VARIABLE trc OUTPUT_VARIABLE tout ERROR_VARIABLE terr)
+  set(${out} "${tout}" PARENT_SCOPE)
+  set(${rc} "${trc}" PARENT_SCOPE)
+  set(${err} "${terr}" PARENT_SCOPE)
+endfunction()
+
+# Fails unless the `fixture` project's driver has run `runs` times.
+function(expect_driver_runs fixture runs why)
+  file(STRINGS "${WORK}/${fixture}/build/driver.log" lines)
+  list(LENGTH lines n)
+  if(NOT n EQUAL runs)
+    fail("${fixture}: ${why}: the driver ran ${n} time(s), expected ${runs}")
+  endif()
 endfunction()
 
 # "KEY=value" per property of ctest's json-v1 test object (lists joined by
@@ -130,6 +152,17 @@ RUN_SERIAL=ON|SKIP_RETURN_CODE=77|TIMEOUT=7.0|")
 RUN_SERIAL=ON|SKIP_RETURN_CODE=77|TIMEOUT=7.0|")
   expect_properties("${shown}" 2 "|${env}|LABELS=cases,extra1,extra2,invalid-case|TIMEOUT=7.0|")
 endif()
+
+# The list is read again only when a case file changes (CASES).
+expect_driver_runs(list 1 "first ctest")
+show(list shown rc err)
+expect_driver_runs(list 1 "ctest again, no case file changed")
+file(WRITE "${WORK}/list/cases/b.yaml" "")
+show(list shown rc err)
+expect_driver_runs(list 2 "ctest after a case file was added")
+file(REMOVE "${WORK}/list/cases/a.yaml")
+show(list shown rc err)
+expect_driver_runs(list 3 "ctest after a case file was removed")
 
 # 2. Hostile names, arguments and labels: text only.
 discover(hostile shown rc err)

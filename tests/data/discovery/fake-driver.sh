@@ -5,4 +5,6 @@ if [ "$#" -ne 5 ] || [ "$1" != list ] || [ "$2" != --config ] || [ "$4" != --for
   echo "fake-driver: unexpected arguments: $*" >&2
   exit 2
 fi
+# FAKE_DRIVER_LOG: a file that gets one line per run (discovery's cache).
+[ -z "${FAKE_DRIVER_LOG:-}" ] || echo run >>"$FAKE_DRIVER_LOG"
 cat "$3"
