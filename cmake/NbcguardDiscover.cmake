@@ -24,6 +24,30 @@
 include("${CMAKE_CURRENT_LIST_DIR}/NbcguardDiscoverAddTests.cmake")
 set(_NBCGUARD_DISCOVER_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/NbcguardDiscoverAddTests.cmake")
 
+# out = PROPERTIES as CTest code: each key, then each value as one bracket
+# argument, so a value holding ";" (LABELS "a;b") stays one value.
+function(_nbcguard_properties_code out properties)
+  list(LENGTH properties n)
+  math(EXPR odd "${n} % 2")
+  if(odd)
+    message(FATAL_ERROR "nbcguard_discover_cases: PROPERTIES needs key value pairs")
+  endif()
+  set(code "")
+  set(is_key TRUE)
+  foreach(word IN LISTS properties)
+    if(is_key)
+      string(APPEND code " ${word}")
+      set(is_key FALSE)
+    else()
+      nbcguard_bracket(q "${word}")
+      string(APPEND code " ${q}")
+      set(is_key TRUE)
+    endif()
+  endforeach()
+  string(STRIP "${code}" code)
+  set(${out} "${code}" PARENT_SCOPE)
+endfunction()
+
 function(nbcguard_discover_cases)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "DRIVER;CASES;CONFIG;TEST_PREFIX;TEST_SUFFIX;DISCOVERY_TIMEOUT"
                         "PROPERTIES;LABELS")
@@ -39,26 +63,7 @@ function(nbcguard_discover_cases)
     set(driver "${arg_DRIVER}")
   endif()
 
-  # PROPERTIES as CTest code: each key, then each value as one bracket
-  # argument, so a value holding ";" (LABELS "a;b") stays one value.
-  list(LENGTH arg_PROPERTIES n)
-  math(EXPR odd "${n} % 2")
-  if(odd)
-    message(FATAL_ERROR "nbcguard_discover_cases: PROPERTIES needs key value pairs")
-  endif()
-  set(properties_code "")
-  set(is_key TRUE)
-  foreach(word IN LISTS arg_PROPERTIES)
-    if(is_key)
-      string(APPEND properties_code " ${word}")
-      set(is_key FALSE)
-    else()
-      nbcguard_bracket(q "${word}")
-      string(APPEND properties_code " ${q}")
-      set(is_key TRUE)
-    endif()
-  endforeach()
-  string(STRIP "${properties_code}" properties_code)
+  _nbcguard_properties_code(properties_code "${arg_PROPERTIES}")
   string(JOIN ";" labels ${arg_LABELS})
 
   # One script per call, named after the call's position in the directory.
