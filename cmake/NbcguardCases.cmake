@@ -20,6 +20,16 @@ set(NBCGUARD_CALIBRATION_CACHE "${CMAKE_BINARY_DIR}/calibration-cache" CACHE PAT
 set(_cfg "${CMAKE_BINARY_DIR}/nbcguard-config.json")
 nbcguard_write_configs()
 
+# NBCGUARD_DISCOVERY_JSON: the driver lists the tests as JSON and CMake
+# writes them (nbcguard_discover_cases, cmake/NbcguardDiscover.cmake);
+# off: the driver prints the CTest script itself (list --format ctest).
+option(NBCGUARD_DISCOVERY_JSON "Discover case tests from the driver's JSON test list" OFF)
+if(NBCGUARD_DISCOVERY_JSON)
+  include(${CMAKE_CURRENT_LIST_DIR}/NbcguardDiscover.cmake)
+  nbcguard_discover_cases(DRIVER nbcguard CONFIG "${_cfg}" CASES "${PROJECT_SOURCE_DIR}/cases")
+  return()
+endif()
+
 set(_include "${CMAKE_BINARY_DIR}/nbcguard_cases_include.cmake")
 file(GENERATE OUTPUT "${_include}" CONTENT "
 set(_driver \"$<TARGET_FILE:nbcguard>\")

@@ -9,7 +9,7 @@ set(_report_out "${CMAKE_CURRENT_BINARY_DIR}/report")
 
 add_executable(nbcguard-png-check report/png_check.cc)
 target_link_libraries(nbcguard-png-check PRIVATE nbcguard_core PkgConfig::CAIRO)
-target_compile_options(nbcguard-png-check PRIVATE -Wall -Wextra)
+target_link_libraries(nbcguard-png-check PRIVATE nbcguard_warnings)
 
 # Found now, at configure time; without it the screenshot test SKIPs with the
 # reason (it never passes untested).

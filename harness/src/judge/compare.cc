@@ -260,6 +260,7 @@ RankSum RankSumGreater(const std::vector<double>& x_in, const std::vector<double
   if (x.empty() || y.empty()) return r;
   // Pool, sort, give tied values their mean rank; sum x's ranks.
   std::vector<std::pair<double, bool>> pool;  // value, from x
+  pool.reserve(x.size() + y.size());
   for (double v : x) pool.push_back({v, true});
   for (double v : y) pool.push_back({v, false});
   std::sort(pool.begin(), pool.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -320,6 +321,7 @@ RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples
   // 15 % is new < base / 1.15.
   auto shift = [&](const std::vector<double>& v) {
     std::vector<double> out;
+    out.reserve(v.size());
     for (double x : v) out.push_back(IsRelative(m) ? x / (1 + tol) : x - tol);
     return out;
   };

@@ -71,6 +71,7 @@ std::vector<std::string> HostCounts(const std::vector<std::string>& rank_hosts) 
   std::map<std::string, int> count;
   for (const std::string& h : rank_hosts) ++count[h];
   std::vector<std::string> out;
+  out.reserve(count.size());
   for (const auto& [host, n] : count) out.push_back(host + ":" + std::to_string(n));
   return out;
 }

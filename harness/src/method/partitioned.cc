@@ -64,6 +64,7 @@ std::optional<ReadyOrder> ParseReadyOrder(const std::string& name) {
 const std::vector<std::string>& ReadyOrderNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
+    out.reserve(kOrders.size());
     for (const auto& entry : kOrders) out.emplace_back(entry.second);
     return out;
   }();

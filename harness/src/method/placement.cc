@@ -3,6 +3,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <set>
 
@@ -120,7 +121,8 @@ Placement PlaceRanks(const NodeTopology& topo, int local_ranks, PlacementPolicy 
   };
   for (int r = 0; r < local_ranks; ++r) {
     RankPlacement rp;
-    rp.compute_cores.assign(compute.begin() + r * per_rank, compute.begin() + (r + 1) * per_rank);
+    const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(r) * per_rank;
+    rp.compute_cores.assign(compute.begin() + first, compute.begin() + first + per_rank);
     switch (policy) {
       case PlacementPolicy::kBind: rp.progress_core = rp.compute_cores.front(); break;
       case PlacementPolicy::kNuma: rp.progress_core = topo.numa_cores[numa_of(rp.compute_cores.front())].back(); break;

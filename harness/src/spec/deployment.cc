@@ -35,6 +35,7 @@ std::optional<Deployment> ParseDeployment(const std::string& name) {
 const std::vector<std::string>& DeploymentNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
+    out.reserve(kDeployments.size());
     for (const auto& entry : kDeployments) out.emplace_back(entry.second);
     return out;
   }();

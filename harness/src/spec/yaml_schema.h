@@ -193,6 +193,7 @@ struct Field {
 template <class T>
 std::vector<std::string> KeyNames(const std::vector<Field<T>>& fields) {
   std::vector<std::string> out;
+  out.reserve(fields.size());
   for (const auto& f : fields) out.emplace_back(f.key);
   return out;
 }

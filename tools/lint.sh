@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Lint of the C++ sources: clang-format (.clang-format) and clang-tidy
+# (.clang-tidy, with the compile commands of a configured build).
+#   bash tools/lint.sh [--format-only | --tidy-only] [--report] [--preset P] [-p BUILD_DIR] [FILE...]
+# FILE...: the files to check (default: every tracked .cc and .h file).
+# clang-tidy runs on the .cc files among them that BUILD_DIR compiles
+# (default build/P, P default mpich; configured with `cmake --preset P -B
+# BUILD_DIR` when it has no compile_commands.json yet: configuring is
+# enough, nothing is built);
+# headers are checked through the files that include them.
+# --report: print what each tool would change or finds (files and lines
+# the formatter would change; clang-tidy findings by check, then each
+# one) and exit 0 whatever was found.
+# Exit code: 0 clean, 1 a finding, 2 a usage or tool error.
+# LINT_JOBS: parallel clang-tidy processes (default 2).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+format=1 tidy=1 report=0 preset=mpich build="" files=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --format-only) tidy=0 ;;
+    --tidy-only) format=0 ;;
+    --report) report=1 ;;
+    -p) build=${2:?-p needs a build directory}; shift ;;
+    --preset) preset=${2:?--preset needs a configure preset}; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -*) echo "lint: unknown option $1" >&2; exit 2 ;;
+    *) files+=("$1") ;;
+  esac
+  shift
+done
+build=${build:-build/$preset}
+if [ ${#files[@]} -eq 0 ]; then
+  mapfile -t files < <(git ls-files '*.cc' '*.h')
+fi
+for tool in clang-format clang-tidy; do
+  command -v "$tool" >/dev/null || { echo "lint: $tool not found (apt-get install $tool)" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+if [ $format -eq 1 ]; then
+  changed_files=0 changed_lines=0
+  for f in "${files[@]}"; do
+    # Lines of the file the formatter would replace (diff's removed lines).
+    n=$(clang-format --style=file "$f" | diff -U0 "$f" - | grep -c '^-[^-]')
+    if [ "$n" -gt 0 ]; then
+      changed_files=$((changed_files + 1)) changed_lines=$((changed_lines + n))
+      [ $report -eq 1 ] || clang-format --style=file --dry-run "$f" 2>&1 | head -20
+    fi
+  done
+  echo "lint: clang-format would change $changed_lines line(s) in $changed_files of ${#files[@]} file(s)"
+  [ $changed_files -eq 0 ] || status=1
+fi
+
+if [ $tidy -eq 1 ]; then
+  if [ ! -f "$build/compile_commands.json" ]; then
+    echo "lint: configuring $build (cmake --preset $preset) for its compile_commands.json"
+    cmake --preset "$preset" -B "$build" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 2; }
+  fi
+  # The .cc files the build compiles, of those asked for.
+  grep -o '"file": *"[^"]*"' "$build/compile_commands.json" | sed 's/.*"\([^"]*\)"$/\1/' | sort -u >"$tmp/compiled"
+  units=()
+  for f in "${files[@]}"; do
+    case "$f" in *.cc) grep -qxF "$PWD/$f" "$tmp/compiled" && units+=("$f") ;; esac
+  done
+  # -Wno-unknown-warning-option: the build's GCC-only warning flags.
+  printf '%s\0' "${units[@]}" |
+    xargs -0 -r -n 4 -P "${LINT_JOBS:-2}" clang-tidy -p "$build" --quiet \
+      --extra-arg=-Wno-unknown-warning-option >"$tmp/tidy.out" 2>"$tmp/tidy.err"
+  # One line per finding (a header's finding comes once per file including it).
+  grep -E '^/.*: (warning|error): .*\[[a-z0-9.,-]+\]$' "$tmp/tidy.out" | sed "s|^$PWD/||" | sort -u >"$tmp/findings"
+  findings=$(wc -l <"$tmp/findings")
+  echo "lint: clang-tidy: $findings finding(s) in ${#units[@]} compiled file(s)"
+  if [ "$findings" -gt 0 ]; then
+    sed 's/.*\[\([a-z0-9.,-]*\)\]$/\1/' "$tmp/findings" | sort | uniq -c | sort -rn
+    if [ $report -eq 1 ]; then cat "$tmp/findings"; else cat "$tmp/tidy.out"; fi
+    status=1
+  fi
+  if grep -q 'error:' "$tmp/tidy.err"; then
+    cat "$tmp/tidy.err" >&2
+    status=1
+  fi
+fi
+
+[ $report -eq 1 ] && exit 0
+exit $status
