@@ -101,19 +101,6 @@ TEST(TestInstance, JsonDocumentHasExactlyTheAgreedKeys) {
   EXPECT_EQ(doc["tests"][1]["kind"], "invalid-case");
 }
 
-TEST(TestInstance, CMakeCodeForCTest) {
-  const std::string cmake = TestsCMake(ListTests({kPartitioned, kBroken}, kSettings), "/b/nbcguard", 77);
-  EXPECT_EQ(cmake,
-            "add_test([==[mpich.partitioned-full.n2.partitioned]==] [==[/b/nbcguard]==] run [==[" + kPartitioned +
-                "]==] --nodes 2 --config [==[/b/nbcguard-config.json]==] --ctest)\n"
-                "set_tests_properties([==[mpich.partitioned-full.n2.partitioned]==] PROPERTIES LABELS "
-                "[==[cases;partitioned-full;partitioned;n2;mpich;quick]==] TIMEOUT 90 RUN_SERIAL TRUE PROCESSORS 2 "
-                "SKIP_RETURN_CODE 77)\n"
-                "add_test([==[mpich.case-file.bad_name]==] [==[/b/nbcguard]==] check [==[" + kBroken + "]==])\n"
-                "set_tests_properties([==[mpich.case-file.bad_name]==] PROPERTIES LABELS "
-                "[==[cases;invalid-case]==])\n");
-}
-
 TEST(TestInstance, DeploymentPlans) {
   Parsed<CaseSpec> p = LoadCaseSpec(kOverlap);
   ASSERT_TRUE(p.ok());

@@ -91,9 +91,4 @@ std::vector<ListedTest> ListTests(const std::vector<std::string>& case_files, co
 // {"format": "nbcguard-tests", "version": 1, "tests": [...]}.
 nlohmann::json TestsJson(const std::vector<ListedTest>& tests);
 
-// add_test / set_tests_properties lines for CTest's TEST_INCLUDE_FILES,
-// `driver` being the driver's executable; run tests are serial and skip with
-// `skip_code`.
-std::string TestsCMake(const std::vector<ListedTest>& tests, const std::string& driver, int skip_code);
-
 }  // namespace nbcguard

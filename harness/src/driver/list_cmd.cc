@@ -19,10 +19,7 @@ int ListCommand(const Config& cfg, const std::string& format) {
   }
   const std::vector<ListedTest> tests =
       ListTests(files, ListSettings{cfg.implementation, cfg.path, cfg.baseline_dir});
-  if (format == "json")
-    std::cout << TestsJson(tests).dump(1) << "\n";
-  else
-    std::cout << TestsCMake(tests, fs::read_symlink("/proc/self/exe").string(), kSkip);
+  std::cout << TestsJson(tests).dump(1) << "\n";
   return kPass;
 }
 

@@ -1,6 +1,6 @@
 // nbcguard: runs overlap tests from case files and turns them into verdicts.
 //   nbcguard run cases/ibcast.yaml [--nodes 2] [--deployment basic]
-//   nbcguard list --format ctest|json   (what CTest includes)
+//   nbcguard list --format json|files   (the tests as data, for CMake)
 //   nbcguard check FILE...              (validate case / threshold files)
 //   nbcguard compare BASELINE_DIR RUN_DIR   (regressions between two runs' results)
 //   nbcguard plot PATH... / summary DIR [--format text|markdown|html|openmetrics]   (pictures, run summary)
@@ -52,10 +52,10 @@ struct Command {
 };
 
 Command AddList(CLI::App& app, std::string* config_path) {
-  auto format = std::make_shared<std::string>("ctest");
+  auto format = std::make_shared<std::string>("json");
   CLI::App* list = app.add_subcommand("list", "list the tests of cases/ (for CTest)");
-  list->add_option("--format", *format, "ctest (CMake code for CTest), json (the tests as data), files")
-      ->check(CLI::IsMember({"ctest", "json", "files"}));
+  list->add_option("--format", *format, "json (the tests as data, read by nbcguard_discover_cases), files")
+      ->check(CLI::IsMember({"json", "files"}));
   list->add_option("--config", *config_path);
   return {list, true, [format](const Config& cfg) { return ListCommand(cfg, *format); }};
 }

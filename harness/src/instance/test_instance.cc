@@ -138,33 +138,4 @@ json TestsJson(const std::vector<ListedTest>& tests) {
   return {{"format", "nbcguard-tests"}, {"version", 1}, {"tests", list}};
 }
 
-namespace {
-
-// A CMake bracket argument, unless the word needs no quoting.
-std::string Quoted(const std::string& s) {
-  const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
-    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_';
-  });
-  return plain ? s : "[==[" + s + "]==]";
-}
-
-}  // namespace
-
-std::string TestsCMake(const std::vector<ListedTest>& tests, const std::string& driver, int skip_code) {
-  std::string out;
-  for (const ListedTest& t : tests) {
-    std::string labels;
-    for (const std::string& l : t.labels) labels += (labels.empty() ? "" : ";") + l;
-    out += "add_test(" + Quoted(t.name) + " [==[" + driver + "]==]";
-    for (const std::string& a : t.args) out += " " + Quoted(a);
-    out += ")\nset_tests_properties(" + Quoted(t.name) + " PROPERTIES LABELS [==[" + labels + "]==]";
-    // A file that does not parse is checked, not run: CTest's defaults.
-    if (t.kind != "invalid-case")
-      out += " TIMEOUT " + std::to_string(t.timeout) + " RUN_SERIAL TRUE PROCESSORS " +
-             std::to_string(t.processors) + " SKIP_RETURN_CODE " + std::to_string(skip_code);
-    out += ")\n";
-  }
-  return out;
-}
-
 }  // namespace nbcguard
