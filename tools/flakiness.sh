@@ -8,17 +8,17 @@
 # A series can be resumed: a run whose directory holds its exit code is kept
 # and skipped, so rerunning the same command after an interruption goes on
 # where it stopped. The series' commit is recorded in OUT/commit, and a
-# resume is refused if anything but README.md or this script has changed.
+# resume is refused if anything but README.md, docs/ or this script has changed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20}
 out=${2:-build/flakiness}
 mkdir -p "$out"
-# Only what is measured must stay unchanged: notes in README.md or this
+# Only what is measured must stay unchanged: notes in README.md, docs/ or this
 # script may be committed while a series runs.
 if [ -f "$out/commit" ]; then
   was=$(cat "$out/commit")
-  if ! git diff --quiet "$was" -- . ':!README.md' ':!tools/flakiness.sh'; then
+  if ! git diff --quiet "$was" -- . ':!README.md' ':!docs' ':!tools/flakiness.sh'; then
     echo "flakiness: $out was measured on $was and the tree has changed since;" \
          "a series must run on one build (choose another OUT)" >&2
     exit 2

@@ -53,7 +53,7 @@ nbcguard_mpi_test(clock-sync-tree TIMEOUT 60 RANKS 4
 # clock 50 ms off and 100 ppm fast, so a broken offset or drift correction
 # shows up as a disagreement. Sizes: where the broadcast takes 20 us to
 # 0.4 ms here (below ~16 KiB both methods see MPICH's bimodal small-message
-# latency, README).
+# latency, docs/validation.md).
 nbcguard_mpi_test(bcast-ack-agreement TIMEOUT 300
   COMMAND ${_driver} bcast-check --nodes 2 --sizes 256KiB,4MiB --inject-offset 0.05 --inject-drift 1e-4
           --config ${_cfg} --out ${_out})

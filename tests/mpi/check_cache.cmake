@@ -1,4 +1,4 @@
-# The calibration cache (README, "The tool's own cost"): two runs of one
+# The calibration cache (docs/method.md, "Calibration by time"): two runs of one
 # case with one cache directory. The first finds nothing ("miss") and leaves
 # a file whose key names this configuration and whose sizes are the ones it
 # calibrated; the second starts each search at the cached size (its first

@@ -1,5 +1,5 @@
 # A limit exceeded beyond noise fails only when a second, independent job
-# of the failing points agrees (README, "Writing a threshold file"). The
+# of the failing points agrees (docs/thresholds.md, "Confirmation by a second job"). The
 # reference behaviour deferred exceeds r_overhead <= 0.5 in every job, so:
 #  - by default the first job fails, the second measures the failing points
 #    again, every failure is confirmed, the test exits 1, results.json holds

@@ -9,7 +9,7 @@
 # it: the machine was too noisy to tell), the case is measured once more by
 # a second, independent job, and that job must pass outright: failed or
 # inconclusive twice is a failure. A failure is measured again as a
-# threshold limit's is (README, "Writing a threshold file"): one job's
+# threshold limit's is (docs/thresholds.md, "Confirmation by a second job"): one job's
 # intervals do not cover the spread between jobs on this VM. Once,
 # sleeping-wait at 1ms x 4ms read r_overhead 0.35 [0.32, 0.36] against
 # 0 +- 0.3 (MPICH, clean-clone CI of db66961): the computation ran 8 % slower

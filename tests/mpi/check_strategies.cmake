@@ -1,4 +1,4 @@
-# Application-side progression through the driver (README, "Progress
+# Application-side progression through the driver (docs/cases.md, "Progress
 # strategies"): the poll deployment's computation and the thread-bind
 # deployment's progress thread must really call MPI_Test during the overlap
 # runs (progress_tests >= 1 at every valid point), the placement must be the

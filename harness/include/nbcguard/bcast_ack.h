@@ -61,7 +61,7 @@ struct BcastComparison {
   bool agree = false;         // |difference| <= tolerance
   bool within_noise = false;  // not agree, but the range reaches into [-tolerance, tolerance]
   // A disagreement beyond noise: the whole range is past the tolerance, as
-  // a threshold limit fails only beyond noise (README, thresholds).
+  // a threshold limit fails only beyond noise (docs/thresholds.md).
   bool disagree() const { return !agree && !within_noise; }
 };
 

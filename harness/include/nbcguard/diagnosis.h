@@ -17,7 +17,7 @@ enum class Diagnosis {
   kInvalid,                  // a ratio is not finite (point not measured)
 };
 
-// Where "~0", "~1" and "> 1" start. Documented in README.
+// Where "~0", "~1" and "> 1" start. Documented in README.md, "Reading the ratios".
 struct DiagnosisBands {
   double comm_background = 0.3;  // r_comm below this: communication done in background
   double comm_above = 1.15;      // r_comm above this: communication slowed

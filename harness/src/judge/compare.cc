@@ -26,7 +26,7 @@
 // medians (`nbcguard envelope --per-point` over a few runs shows it); the
 // test only decides whether the samples clear it. r_mpi_impact is tested on
 // its rounds, not its repetitions: a job's repetitions share the machine's
-// speed of the moment, the rounds are the independent samples (README).
+// speed of the moment, the rounds are the independent samples (docs/method.md, "How a run works").
 //
 // A baseline that was noisy as a whole is the other side of that offset: a
 // CI run once recorded Open MPI's ibcast at 500us x 2ms as r_overhead 0.13
