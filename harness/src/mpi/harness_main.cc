@@ -17,7 +17,7 @@
 #include <optional>
 #include <thread>
 
-#include "bcast_ack.h"
+#include "bcast_ack_loops.h"
 #include "clock_sync.h"
 #include "collectives.h"
 #include "comm.h"
