@@ -47,8 +47,8 @@ const Mode& FindMode(const std::string& name) {
 int RequiredThreadLevel(int argc, char** argv) {
   int level = MPI_THREAD_FUNNELED;
   for (const Mode& m : kModes)
-    if (ArgIs(argc, argv, "--mode", m.name)) level = std::max(level, m.thread_level);
-  if (ArgIs(argc, argv, "--progression", "thread")) level = std::max(level, MPI_THREAD_SERIALIZED);
+    if (ArgIs(argc, argv, "--mode", m.name)) level = std::max<int>(level, m.thread_level);
+  if (ArgIs(argc, argv, "--progression", "thread")) level = std::max<int>(level, MPI_THREAD_SERIALIZED);
   return level;
 }
 
