@@ -1,7 +1,7 @@
-// The acknowledgement method of de Supinski and Karonis, HPDC 1999 over MPI (pure part:
-// nbcguard/bcast_ack.h). Rank 0 is the broadcast's root; every call is
-// collective over `comm` and returns the root's per-iteration times (empty
-// on the other ranks).
+// The timing loops of the acknowledgement method of de Supinski and Karonis,
+// HPDC 1999, over MPI (the reduction of their times: nbcguard/bcast_ack.h).
+// Rank 0 is the broadcast's root; every call is collective over `comm` and
+// returns the root's per-iteration times (empty on the other ranks).
 #pragma once
 
 #include <vector>

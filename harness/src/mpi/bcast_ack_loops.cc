@@ -1,4 +1,4 @@
-#include "bcast_ack.h"
+#include "bcast_ack_loops.h"
 
 #include <cstdint>
 

@@ -1,0 +1,173 @@
+#include "mode_context.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "nbcguard/clock_tree.h"
+
+extern char** environ;
+
+namespace nbcguard {
+namespace {
+
+using json = nlohmann::json;
+
+std::vector<int> Affinity() {
+  std::vector<int> cores;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) cores.push_back(c);
+  return cores;
+}
+
+json ProgressEnvironment() {
+  json env = json::object();
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    const std::string key = kv.substr(0, kv.find('='));
+    for (const char* prefix : {"MPIR_CVAR_", "MPICH_", "OMPI_MCA_", "UCX_", "OMP_", "GOMP_", "FI_"}) {
+      if (key.rfind(prefix, 0) == 0) env[key] = kv.substr(kv.find('=') + 1);
+    }
+  }
+  return env;
+}
+
+// Clock points of every rank, gathered to rank 0.
+json GatherClockPoints(const Comm& comm, const GlobalClock& clock, std::size_t from) {
+  json mine = json::array();
+  for (std::size_t i = from; i < clock.points().size(); ++i) {
+    const OffsetPoint& p = clock.points()[i];
+    mine.push_back({p.local, p.offset, p.rtt});
+  }
+  json points = json::array();
+  for (const std::string& s : comm.GatherStrings(mine.dump())) points.push_back(json::parse(s));
+  return points;
+}
+
+}  // namespace
+
+std::string LibraryVersion() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  return std::string(version, strnlen(version, len));
+}
+
+std::string Hostname() {
+  char name[256] = {0};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+void WriteContext(ModeContext& c, int thread_level_provided) {
+  const Options& o = c.o;
+  std::vector<std::string> hosts = c.comm.GatherStrings(Hostname());
+  std::vector<std::string> affinity = c.comm.GatherStrings(json(Affinity()).dump());
+  json ctx = {{"mode", o.mode},
+              {"collective", o.mode == "partitioned" ? std::string() : o.collective},
+              {"ranks", c.comm.size()}, {"ranks_on_node", c.comm.ranks_on_node()},
+              {"library_version", c.library_version},
+              {"thread_level_provided", thread_level_provided}, {"hosts", hosts},
+              {"online_cores", sysconf(_SC_NPROCESSORS_ONLN)},
+              {"affinity", json::array()},
+              {"environment", ProgressEnvironment()},
+              {"comm_targets", o.comm_targets}, {"comp_targets", o.comp_targets},
+              {"repetitions", o.repetitions}, {"inject",
+               {{"rank", o.inject_rank}, {"all", o.inject_all}, {"offset", o.inject_offset}, {"drift", o.inject_drift}}},
+              {"clock_sync", o.clock_sync}};
+  for (auto& a : affinity) ctx["affinity"].push_back(json::parse(a));
+  c.raw.Write("context", ctx);
+}
+
+void Sync(ModeContext& c, const char* phase, SyncOptions so) {
+  so.method = *ParseClockSyncMethod(c.o.clock_sync, nullptr);  // checked by the CLI
+  const double t0 = LocalClock::Mono();
+  const std::size_t before = c.clock.points().size();
+  c.clock.Calibrate(so);
+  json points = GatherClockPoints(c.comm, c.clock, before);
+  c.raw.Write("clock", {{"phase", phase}, {"points", points}, {"method", c.o.clock_sync},
+                        {"seconds", c.clock.last_seconds()}});  // rank 0's: barrier to barrier
+  c.sync_seconds += LocalClock::Mono() - t0;
+}
+
+void InitialSync(ModeContext& c) {
+  Sync(c, "start", SyncOptions{});
+  std::this_thread::sleep_for(std::chrono::duration<double>(c.o.sync_sleep));
+  c.sync_seconds += c.o.sync_sleep;
+  Sync(c, "start+sleep", SyncOptions{});
+}
+
+void BarrierSkew(ModeContext& c, SyncBarrier& barrier, int rounds) {
+  json sync = json::array(), mpi = json::array();
+  int late = 0;
+  for (int i = 0; i < rounds; ++i) {
+    BarrierExit e = barrier.Wait();
+    bool any_late = c.comm.AnyTrue(e.late);
+    barrier.Report(any_late);
+    if (any_late) { ++late; continue; }
+    std::vector<double> all = c.comm.GatherToRoot({e.exit_local});
+    if (c.comm.rank() == 0) sync.push_back(all);
+  }
+  for (int i = 0; i < rounds; ++i) {
+    CheckMpi(MPI_Barrier(c.comm.get()), "MPI_Barrier(skew)");
+    const double t = c.clock.LocalNow();
+    std::vector<double> all = c.comm.GatherToRoot({t});
+    if (c.comm.rank() == 0) mpi.push_back(all);
+    // Let the gather's traffic settle so the next barrier starts clean.
+    CheckMpi(MPI_Barrier(c.comm.get()), "MPI_Barrier(skew settle)");
+  }
+  c.raw.Write("barrier_skew", {{"sync", sync}, {"mpi", mpi}, {"sync_late", late}});
+}
+
+void WriteBarrierStats(ModeContext& c, const SyncBarrier& barrier) {
+  c.raw.Write("barrier_stats", {{"late_redone", barrier.late_count()}, {"waits", barrier.waits()},
+                                {"final_margin", barrier.margin()}});
+}
+
+json Samples(const SampleSet& s, int kind, int kinds) {
+  json local = json::array(), exits = json::array(), values = json::array();
+  for (std::size_t i = kind; i < s.local.size(); i += kinds) {
+    local.push_back(s.local[i]);
+    exits.push_back(s.exits[i]);
+    if (i < s.values.size()) values.push_back(s.values[i]);
+  }
+  json out = {{"k", s.k}, {"local", local}, {"exits", exits}, {"late_redone", s.late_redone}};
+  if (s.extra > 0) {
+    out["extra"] = s.extra;
+    out["values"] = values;
+  }
+  return out;
+}
+
+void InjectFaultAt(const ModeContext& c, int point) {
+  if (point != c.o.fault_point || c.comm.rank() != c.o.fault_rank) return;
+  if (c.o.fault == "exit") {
+    std::fprintf(stderr, "nbcguard-harness[rank %d]: injected fault: exiting\n", c.comm.rank());
+    std::_Exit(1);
+  }
+  if (c.o.fault == "hang") {
+    std::fprintf(stderr, "nbcguard-harness[rank %d]: injected fault: hanging\n", c.comm.rank());
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+int Conformance(ModeContext& c, const std::string& name, const Collective& coll, std::uint64_t count,
+                const std::string& error) {
+  c.raw.Write("conformance_failure",
+              {{"collective", name}, {"count", count}, {"bytes", coll.BytesPerRank(count)}, {"error", error}});
+  if (c.comm.rank() == 0)
+    std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s with count %llu: %s\n", name.c_str(),
+                 static_cast<unsigned long long>(count), error.c_str());
+  return 4;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,227 @@
+// The overlap mode: BenchNBC's grid (Denis et al., CCPE 2022). The
+// computation's team is set up (with the progress thread and its placement
+// for the thread-* deployments), clocks are synchronized, every target is
+// calibrated, then each point of the grid measures its two references and
+// the overlap run, after the row's CPU overhead phase.
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "nbcguard/placement.h"
+#include "nbcguard/stats.h"
+#include "overlap.h"
+#include "progress_thread.h"
+
+namespace nbcguard {
+namespace {
+
+using json = nlohmann::json;
+
+enum Kind { kCommRef = 0, kCompRef = 1, kOverlap = 2, kKinds = 3 };
+
+// The computation's team and, with --progression thread, the progress
+// thread on its own core.
+struct Workers {
+  std::unique_ptr<ComputeTeam> team;
+  std::unique_ptr<ProgressThread> progress;
+};
+
+// The placement of this node's ranks under the --placement policy, from
+// the node's topology (hwloc, described in *topology) and this node's
+// rank count.
+std::optional<Placement> PlaceOnThisNode(const ModeContext& c, std::string* error, std::string* topology) {
+  std::optional<NodeTopology> topo = TopologyFromHwloc("", error);
+  if (!topo) return std::nullopt;
+  *topology = topo->Describe();
+  const PlacementPolicy policy = c.o.placement == "numa"       ? PlacementPolicy::kNuma
+                                 : c.o.placement == "odd-even" ? PlacementPolicy::kOddEven
+                                                               : PlacementPolicy::kBind;
+  Placement p = PlaceRanks(*topo, c.comm.ranks_on_node(), policy, c.o.threads);
+  if (!p.error.empty()) {
+    *error = p.error;
+    return std::nullopt;
+  }
+  return p;
+}
+
+// Every rank's cores, gathered into one record with the node's topology.
+void RecordPlacement(ModeContext& c, const RankPlacement& mine, const std::string& topology) {
+  const std::string entry = json({{"rank", c.comm.rank()}, {"host", Hostname()}, {"node_rank", c.comm.node_rank()},
+                                  {"compute_cores", mine.compute_cores}, {"progress_core", mine.progress_core}})
+                                .dump();
+  json ranks = json::array();
+  for (const std::string& r : c.comm.GatherStrings(entry)) ranks.push_back(json::parse(r));
+  c.raw.Write("placement", {{"policy", c.o.placement}, {"interval", c.o.progress_interval},
+                            {"topology", topology}, {"ranks", ranks}});
+}
+
+// The computation's thread count; for thread-* the placement policy decides
+// the computation's cores and the progress thread's core (placement.h).
+// Empty when the run cannot go on here (a "skip" record says why).
+std::optional<int> ComputeThreads(ModeContext& c, std::optional<RankPlacement>* placed, std::string* topology) {
+  // Dedicated: one core per rank is kept free of computation for progress.
+  int threads = (c.o.threads > 0 ? c.o.threads : AutoThreads(c.comm.ranks_on_node())) - c.o.reserve;
+  if (c.o.progression == "thread") {
+    if (c.o.thread_level < MPI_THREAD_SERIALIZED) {
+      c.raw.Write("skip", {{"reason", "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided "
+                                      "level " + std::to_string(c.o.thread_level)}});
+      return std::nullopt;
+    }
+    std::string error;
+    std::optional<Placement> plan = PlaceOnThisNode(c, &error, topology);
+    if (plan) *placed = plan->ranks[c.comm.node_rank()];
+    const std::string skip = c.comm.FirstError(error);
+    if (!skip.empty()) {
+      c.raw.Write("skip", {{"reason", skip}});
+      return std::nullopt;
+    }
+    threads = static_cast<int>((*placed)->compute_cores.size());
+  }
+  if (c.comm.AnyTrue(threads < 1)) {
+    c.raw.Write("skip", {{"reason", "the 'dedicated' deployment keeps " + std::to_string(c.o.reserve) +
+                                        " core per rank free, but a rank here has only " +
+                                        std::to_string(threads + c.o.reserve) + " core(s) (" +
+                                        std::to_string(c.comm.ranks_on_node()) + " ranks share this node)"}});
+    return std::nullopt;
+  }
+  return threads;
+}
+
+// The team, and for thread-* its binding and the progress thread. False
+// when the run cannot go on here (a "skip" record says why).
+bool StartWorkers(ModeContext& c, Workers* w) {
+  std::optional<RankPlacement> placed;
+  std::string topology;
+  const std::optional<int> threads = ComputeThreads(c, &placed, &topology);
+  if (!threads) return false;
+  w->team = std::make_unique<ComputeTeam>(*threads);
+  c.raw.Write("threads", {{"threads", *threads}});
+  if (!placed) return true;
+  std::string error;
+  if (!w->team->Bind(placed->compute_cores, &error)) error = "binding the computation: " + error;
+  w->progress = std::make_unique<ProgressThread>(placed->progress_core, c.o.progress_interval);
+  if (error.empty() && !w->progress->WaitBound())
+    error = "binding the progress thread to cpu " + std::to_string(placed->progress_core) + " was refused";
+  const std::string failed = c.comm.FirstError(error);
+  if (!failed.empty()) {
+    c.raw.Write("skip", {{"reason", "placement " + c.o.placement + ": " + failed}});
+    return false;
+  }
+  RecordPlacement(c, *placed, topology);
+  return true;
+}
+
+// One sample of `kind`, four stamps: t1 start, t2 after the start call, t3
+// before the wait, t4 end. *tests gets the overlap run's MPI_Test calls
+// (poll, thread-*).
+void TimeSample(const ModeContext& c, Collective& coll, Workers& w, int kind, double* t, std::vector<double>* tests) {
+  MPI_Request req;
+  switch (kind) {
+    case kCommRef:  // NBC + wait: t2 = t3 after the start call
+      t[0] = c.clock.LocalNow();
+      CheckMpi(coll.Start(&req), "nonblocking collective start");
+      t[1] = t[2] = c.clock.LocalNow();
+      CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+      t[3] = c.clock.LocalNow();
+      break;
+    case kCompRef:  // computation alone
+      t[0] = t[1] = c.clock.LocalNow();
+      w.team->Run();
+      t[2] = t[3] = c.clock.LocalNow();
+      break;
+    default:  // overlap
+      t[0] = c.clock.LocalNow();
+      CheckMpi(coll.Start(&req), "nonblocking collective start");
+      t[1] = c.clock.LocalNow();
+      if (c.o.progression == "poll") {  // MPI_Test from inside the computation
+        InlinePoller poller(&req, c.o.progress_interval);
+        const std::function<void()> tick = [&poller] { poller.Tick(); };
+        w.team->Run(&tick);
+        tests->push_back(poller.tests());
+      } else if (w.progress) {  // MPI_Test from the progress thread meanwhile
+        w.progress->Begin(&req);
+        w.team->Run();
+        tests->push_back(w.progress->End());
+      } else {
+        w.team->Run();
+      }
+      t[2] = c.clock.LocalNow();
+      CheckMpi(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+      t[3] = c.clock.LocalNow();
+  }
+}
+
+// One point of the grid: the two references and the overlap run take
+// turns, sample by sample, so all three see the same state of the machine
+// (a slow drift in CPU speed cancels instead of biasing every ratio of a
+// row or column).
+int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, double comm_target, std::uint64_t count,
+                 double comp_target, int n) {
+  Sync(c, "point", SyncOptions{2, 50, 0.1});
+  std::vector<double> tests;  // MPI_Test calls per overlap sample (poll, thread-*)
+  w.team->Prepare(n);
+  coll.Resize(count);
+  SampleSet s = m.Run(
+      4, kKinds * c.o.repetitions, [&](int rep) { coll.Fill(rep); },
+      [&](int rep, double* t) { TimeSample(c, coll, w, rep % kKinds, t, &tests); },
+      [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll.Verify(rep); }, Measurer::GlobalSpan);
+  if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
+  c.raw.Write("point", {{"comm_target", comm_target}, {"comp_target", comp_target}, {"count", count},
+                        {"bytes", coll.BytesPerRank(count)}, {"n", n}, {"comm_ref", Samples(s, kCommRef, kKinds)},
+                        {"comp_ref", Samples(s, kCompRef, kKinds)}, {"overlap", Samples(s, kOverlap, kKinds)},
+                        {"progress_tests", c.comm.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()}});
+  return 0;
+}
+
+// The grid (Algorithm 1, no MPI_Test), row by row; points whose
+// calibration failed are skipped (the driver reports them invalid).
+int MeasureGrid(ModeContext& c, Measurer& m, Collective& coll, Workers& w, const CalibratedSizes& sizes) {
+  int point = -1;
+  for (std::size_t j = 0; j < sizes.comm.size(); ++j) {
+    // The row's CPU overhead first, so every measured point of the row has it.
+    if (sizes.comm[j]) {
+      if (const int rc = MeasureCpu(c, m, coll, c.o.comm_targets[j], *sizes.comm[j]); rc != 0) return rc;
+    }
+    for (std::size_t i = 0; i < sizes.comp.size(); ++i) {
+      ++point;
+      if (!sizes.comm[j] || !sizes.comp[i]) continue;
+      InjectFaultAt(c, point);
+      const int rc =
+          MeasurePoint(c, m, coll, w, c.o.comm_targets[j], *sizes.comm[j], c.o.comp_targets[i], *sizes.comp[i]);
+      if (rc != 0) return rc;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunOverlap(ModeContext& c) {
+  std::unique_ptr<Collective> coll = MakeCollective(c.o.collective, c.comm.get());
+  if (!coll) Fatal("unknown collective " + c.o.collective);
+  Workers w;
+  if (!StartWorkers(c, &w)) return 0;
+
+  // Where the run's time goes (rank 0's clock): clock synchronization,
+  // calibration, measurement (the CPU phase and the grid), for the tool's
+  // own cost (nbcguard cost).
+  const double run_start = LocalClock::Mono();
+  InitialSync(c);
+  SyncBarrier barrier(c.comm, c.clock);
+  BarrierSkew(c, barrier, 30);
+  c.sync_seconds = LocalClock::Mono() - run_start;  // the barrier's skew check counts as synchronization
+  Measurer m(c.comm, c.clock, barrier);
+  const double calibration_start = LocalClock::Mono();
+  CalibratedSizes sizes;
+  if (const int rc = CalibrateGrid(c, m, *coll, *w.team, &sizes); rc != 0) return rc;
+  const double calibration_seconds = LocalClock::Mono() - calibration_start;
+  if (const int rc = MeasureGrid(c, m, *coll, w, sizes); rc != 0) return rc;
+  Sync(c, "end", SyncOptions{});
+  const double total = LocalClock::Mono() - run_start;
+  c.raw.Write("phase_times", {{"sync", c.sync_seconds}, {"calibration", calibration_seconds},
+                              {"measurement", total - c.sync_seconds - calibration_seconds}, {"total", total}});
+  WriteBarrierStats(c, barrier);
+  return 0;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,29 @@
+// r_mpi_impact numerator: the computation with MPI initialised and idle, in
+// a short job of its own, run exactly as nbcguard-compute runs it without
+// MPI (start together at one CLOCK_REALTIME instant, back to back). The
+// driver alternates the two kinds of job so both see the same machine.
+#include "gemm.h"
+#include "modes.h"
+
+namespace nbcguard {
+
+int RunPassive(ModeContext& c) {
+  const Options& o = c.o;
+  const int threads = o.threads > 0 ? o.threads : AutoThreads(c.comm.ranks_on_node());
+  ComputeTeam team(threads);
+  if (o.sizes.size() != o.comp_targets.size()) Fatal("--sizes and --comp need one entry each");
+  double start = c.comm.BcastDouble(c.comm.rank() == 0 ? RealtimeNow() + 0.2 : 0.0);
+  for (std::size_t i = 0; i < o.sizes.size(); ++i) {
+    team.Prepare(o.sizes[i]);
+    bool late = false;
+    std::vector<double> times = RunFromInstant(team, o.repetitions, start, RealtimeNow, &late);
+    start += BlockSlot(o.repetitions, o.comp_targets[i]);
+    const bool any_late = c.comm.AnyTrue(late);
+    std::vector<double> all = c.comm.GatherToRoot(times);
+    c.raw.Write("passive", {{"comp_target", o.comp_targets[i]}, {"n", o.sizes[i]}, {"threads", threads},
+                            {"times", all}, {"reps", o.repetitions}, {"late", any_late}});
+  }
+  return 0;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,25 @@
+#include "raw_writer.h"
+
+#include "comm.h"
+
+namespace nbcguard {
+
+RawWriter::RawWriter(const std::string& path, bool active) {
+  if (active) {
+    file_.open(path, std::ios::out | std::ios::trunc);
+    if (!file_) Fatal("cannot write " + path);
+  }
+}
+
+void RawWriter::Write(const char* type, nlohmann::json fields) {
+  fields["type"] = type;
+  Write(fields);
+}
+
+void RawWriter::Write(const nlohmann::json& record) {
+  if (!file_.is_open()) return;
+  file_ << record.dump() << "\n";
+  file_.flush();
+}
+
+}  // namespace nbcguard

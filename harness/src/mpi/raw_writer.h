@@ -1,0 +1,25 @@
+// The raw log (--out): rank 0 appends one JSON object per line and flushes
+// it, so completed points survive a hang or a failed rank. Every record
+// has a "type"; the driver reads the records by type and field name.
+#pragma once
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace nbcguard {
+
+class RawWriter {
+ public:
+  // Only the active writer (rank 0) opens the file; the others drop records.
+  RawWriter(const std::string& path, bool active);
+  // A record of `type` with `fields` (objects keep their keys sorted, so the
+  // line is the same whichever way the fields were put together).
+  void Write(const char* type, nlohmann::json fields);
+  void Write(const nlohmann::json& record);
+
+ private:
+  std::ofstream file_;
+};
+
+}  // namespace nbcguard
