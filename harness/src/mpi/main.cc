@@ -13,6 +13,7 @@
 #include "modes/modes.h"
 #include "nbcguard/clock_tree.h"
 #include "options.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -69,7 +70,7 @@ int Run(const Options& o, int provided) {
   WriteContext(context, provided);
   int rc = FindMode(o.mode).run(context);
   rc = static_cast<int>(comm.Max(rc));
-  raw.Write("end", {{"status", rc}});
+  raw.Write(record::kEnd, {{"status", rc}});
   return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nbcguard/clock_tree.h"
+#include "nbcguard/raw_records.h"
 
 extern char** environ;
 
@@ -85,7 +86,7 @@ void WriteContext(ModeContext& c, int thread_level_provided) {
                {{"rank", o.inject_rank}, {"all", o.inject_all}, {"offset", o.inject_offset}, {"drift", o.inject_drift}}},
               {"clock_sync", o.clock_sync}};
   for (auto& a : affinity) ctx["affinity"].push_back(json::parse(a));
-  c.raw.Write("context", ctx);
+  c.raw.Write(record::kContext, ctx);
 }
 
 void Sync(ModeContext& c, const char* phase, SyncOptions so) {
@@ -94,7 +95,7 @@ void Sync(ModeContext& c, const char* phase, SyncOptions so) {
   const std::size_t before = c.clock.points().size();
   c.clock.Calibrate(so);
   json points = GatherClockPoints(c.comm, c.clock, before);
-  c.raw.Write("clock", {{"phase", phase}, {"points", points}, {"method", c.o.clock_sync},
+  c.raw.Write(record::kClock, {{"phase", phase}, {"points", points}, {"method", c.o.clock_sync},
                         {"seconds", c.clock.last_seconds()}});  // rank 0's: barrier to barrier
   c.sync_seconds += LocalClock::Mono() - t0;
 }
@@ -125,11 +126,11 @@ void BarrierSkew(ModeContext& c, SyncBarrier& barrier, int rounds) {
     // Let the gather's traffic settle so the next barrier starts clean.
     CheckMpi(MPI_Barrier(c.comm.get()), "MPI_Barrier(skew settle)");
   }
-  c.raw.Write("barrier_skew", {{"sync", sync}, {"mpi", mpi}, {"sync_late", late}});
+  c.raw.Write(record::kBarrierSkew, {{"sync", sync}, {"mpi", mpi}, {"sync_late", late}});
 }
 
 void WriteBarrierStats(ModeContext& c, const SyncBarrier& barrier) {
-  c.raw.Write("barrier_stats", {{"late_redone", barrier.late_count()}, {"waits", barrier.waits()},
+  c.raw.Write(record::kBarrierStats, {{"late_redone", barrier.late_count()}, {"waits", barrier.waits()},
                                 {"final_margin", barrier.margin()}});
 }
 
@@ -162,7 +163,7 @@ void InjectFaultAt(const ModeContext& c, int point) {
 
 int Conformance(ModeContext& c, const std::string& name, const Collective& coll, std::uint64_t count,
                 const std::string& error) {
-  c.raw.Write("conformance_failure",
+  c.raw.Write(record::kConformanceFailure,
               {{"collective", name}, {"count", count}, {"bytes", coll.BytesPerRank(count)}, {"error", error}});
   if (c.comm.rank() == 0)
     std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s with count %llu: %s\n", name.c_str(),

@@ -11,8 +11,8 @@ RawWriter::RawWriter(const std::string& path, bool active) {
   }
 }
 
-void RawWriter::Write(const char* type, nlohmann::json fields) {
-  fields["type"] = type;
+void RawWriter::Write(std::string_view type, nlohmann::json fields) {
+  fields["type"] = std::string(type);
   Write(fields);
 }
 

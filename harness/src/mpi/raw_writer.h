@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace nbcguard {
 
@@ -15,7 +16,7 @@ class RawWriter {
   RawWriter(const std::string& path, bool active);
   // A record of `type` with `fields` (objects keep their keys sorted, so the
   // line is the same whichever way the fields were put together).
-  void Write(const char* type, nlohmann::json fields);
+  void Write(std::string_view type, nlohmann::json fields);
   void Write(const nlohmann::json& record);
 
  private:

@@ -9,6 +9,7 @@
 
 #include "bcast_ack_loops.h"
 #include "modes.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -46,7 +47,7 @@ int MeasureCount(ModeContext& c, Measurer& m, Collective& bcast, std::uint64_t c
   }
   json ack = json::array();
   for (int dest = 1; dest < comm.size(); ++dest) ack.push_back({{"dest", dest}, {"rtt", rtt[dest]}, {"e", e[dest]}});
-  c.raw.Write("bcast_ack", {{"count", count}, {"bytes", bcast.BytesPerRank(count)},
+  c.raw.Write(record::kBcastAck, {{"count", count}, {"bytes", bcast.BytesPerRank(count)},
                             {"sync", {{"k", 2}, {"local", sync_local}, {"exits", sync_exits}}}, {"ack", ack}});
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "modes.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 
@@ -38,7 +39,7 @@ int RunClockCheck(ModeContext& c) {
   Sync(c, "end", SyncOptions{});
   json all = json::array();
   for (const std::string& s : c.comm.GatherStrings(probes.dump())) all.push_back(json::parse(s));
-  c.raw.Write("clock_probes", {{"probes", all}});
+  c.raw.Write(record::kClockProbes, {{"probes", all}});
   return 0;
 }
 

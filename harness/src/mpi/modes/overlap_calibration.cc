@@ -10,6 +10,7 @@
 #include "nbcguard/calibration_cache.h"
 #include "nbcguard/stats.h"
 #include "overlap.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -103,7 +104,7 @@ Cache OpenCache(ModeContext& c, int threads) {
     return mine.size();
   };
   const std::size_t found = agree(cache.entries.comm, o.comm_targets) + agree(cache.entries.comp, o.comp_targets);
-  c.raw.Write("calibration_cache",
+  c.raw.Write(record::kCalibrationCache,
               {{"dir", o.calibration_cache}, {"file", cache.key.FileName()}, {"key", json::parse(cache.key.Canonical())},
                {"targets_found", found}, {"targets", o.comm_targets.size() + o.comp_targets.size()}, {"error", error}});
   return cache;
@@ -118,7 +119,7 @@ void StoreCache(ModeContext& c, const Cache& cache, const Sizes& comm, const Siz
   for (const auto& [t, n] : comp) e.comp[t] = n;
   std::string error;
   if (!StoreCalibrationCache(c.o.calibration_cache, cache.key, e, &error))
-    c.raw.Write("calibration_cache_store", {{"error", error}});
+    c.raw.Write(record::kCalibrationCacheStore, {{"error", error}});
 }
 
 // How the cache served one target: off, miss (nothing cached), hit (the
@@ -154,7 +155,7 @@ void CalibrateComputation(ModeContext& c, Measurer& m, ComputeTeam& team, const 
     CalibrationResult cr = CalibrateWithRetry(
         [&](std::uint64_t n, int r) { return comp_run(static_cast<int>(n), r).durations; }, targets[i], co, runs,
         &attempts);
-    c.raw.Write("comp_calibration",
+    c.raw.Write(record::kCompCalibration,
                 {{"target", targets[i]}, {"converged", cr.converged}, {"size", cr.size}, {"time", cr.time},
                  {"reason", cr.reason}, {"attempts", attempts},
                  {"cache", CacheUse(cache, cache.entries.comp, targets[i], cr, attempts)}});
@@ -201,7 +202,7 @@ int CalibrateCommunication(ModeContext& c, Measurer& m, Collective& coll, const 
         [&](std::uint64_t count, int r) { return CommRuns(c, m, coll, count, r, &error, &error_count); },
         targets[j], co, runs, &attempts);
     if (!error.empty()) return Conformance(c, c.o.collective, coll, error_count, error);
-    c.raw.Write("comm_calibration",
+    c.raw.Write(record::kCommCalibration,
                 {{"target", targets[j]}, {"converged", cr.converged}, {"size", cr.size},
                  {"bytes", coll.BytesPerRank(cr.size)}, {"time", cr.time}, {"reason", cr.reason},
                  {"attempts", attempts}, {"cache", CacheUse(cache, cache.entries.comm, targets[j], cr, attempts)}});

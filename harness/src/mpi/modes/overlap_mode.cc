@@ -11,6 +11,7 @@
 #include "nbcguard/stats.h"
 #include "overlap.h"
 #include "progress_thread.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -51,7 +52,7 @@ void RecordPlacement(ModeContext& c, const RankPlacement& mine, const std::strin
                                 .dump();
   json ranks = json::array();
   for (const std::string& r : c.comm.GatherStrings(entry)) ranks.push_back(json::parse(r));
-  c.raw.Write("placement", {{"policy", c.o.placement}, {"interval", c.o.progress_interval},
+  c.raw.Write(record::kPlacement, {{"policy", c.o.placement}, {"interval", c.o.progress_interval},
                             {"topology", topology}, {"ranks", ranks}});
 }
 
@@ -63,7 +64,7 @@ std::optional<int> ComputeThreads(ModeContext& c, std::optional<RankPlacement>* 
   int threads = (c.o.threads > 0 ? c.o.threads : AutoThreads(c.comm.ranks_on_node())) - c.o.reserve;
   if (c.o.progression == "thread") {
     if (c.o.thread_level < MPI_THREAD_SERIALIZED) {
-      c.raw.Write("skip", {{"reason", "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided "
+      c.raw.Write(record::kSkip, {{"reason", "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided "
                                       "level " + std::to_string(c.o.thread_level)}});
       return std::nullopt;
     }
@@ -72,13 +73,13 @@ std::optional<int> ComputeThreads(ModeContext& c, std::optional<RankPlacement>* 
     if (plan) *placed = plan->ranks[c.comm.node_rank()];
     const std::string skip = c.comm.FirstError(error);
     if (!skip.empty()) {
-      c.raw.Write("skip", {{"reason", skip}});
+      c.raw.Write(record::kSkip, {{"reason", skip}});
       return std::nullopt;
     }
     threads = static_cast<int>((*placed)->compute_cores.size());
   }
   if (c.comm.AnyTrue(threads < 1)) {
-    c.raw.Write("skip", {{"reason", "the 'dedicated' deployment keeps " + std::to_string(c.o.reserve) +
+    c.raw.Write(record::kSkip, {{"reason", "the 'dedicated' deployment keeps " + std::to_string(c.o.reserve) +
                                         " core per rank free, but a rank here has only " +
                                         std::to_string(threads + c.o.reserve) + " core(s) (" +
                                         std::to_string(c.comm.ranks_on_node()) + " ranks share this node)"}});
@@ -95,7 +96,7 @@ bool StartWorkers(ModeContext& c, Workers* w) {
   const std::optional<int> threads = ComputeThreads(c, &placed, &topology);
   if (!threads) return false;
   w->team = std::make_unique<ComputeTeam>(*threads);
-  c.raw.Write("threads", {{"threads", *threads}});
+  c.raw.Write(record::kThreads, {{"threads", *threads}});
   if (!placed) return true;
   std::string error;
   if (!w->team->Bind(placed->compute_cores, &error)) error = "binding the computation: " + error;
@@ -104,7 +105,7 @@ bool StartWorkers(ModeContext& c, Workers* w) {
     error = "binding the progress thread to cpu " + std::to_string(placed->progress_core) + " was refused";
   const std::string failed = c.comm.FirstError(error);
   if (!failed.empty()) {
-    c.raw.Write("skip", {{"reason", "placement " + c.o.placement + ": " + failed}});
+    c.raw.Write(record::kSkip, {{"reason", "placement " + c.o.placement + ": " + failed}});
     return false;
   }
   RecordPlacement(c, *placed, topology);
@@ -166,7 +167,7 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
       [&](int rep, double* t) { TimeSample(c, coll, w, rep % kKinds, t, &tests); },
       [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll.Verify(rep); }, Measurer::GlobalSpan);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
-  c.raw.Write("point", {{"comm_target", comm_target}, {"comp_target", comp_target}, {"count", count},
+  c.raw.Write(record::kPoint, {{"comm_target", comm_target}, {"comp_target", comp_target}, {"count", count},
                         {"bytes", coll.BytesPerRank(count)}, {"n", n}, {"comm_ref", Samples(s, kCommRef, kKinds)},
                         {"comp_ref", Samples(s, kCompRef, kKinds)}, {"overlap", Samples(s, kOverlap, kKinds)},
                         {"progress_tests", c.comm.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()}});
@@ -218,7 +219,7 @@ int RunOverlap(ModeContext& c) {
   if (const int rc = MeasureGrid(c, m, *coll, w, sizes); rc != 0) return rc;
   Sync(c, "end", SyncOptions{});
   const double total = LocalClock::Mono() - run_start;
-  c.raw.Write("phase_times", {{"sync", c.sync_seconds}, {"calibration", calibration_seconds},
+  c.raw.Write(record::kPhaseTimes, {{"sync", c.sync_seconds}, {"calibration", calibration_seconds},
                               {"measurement", total - c.sync_seconds - calibration_seconds}, {"total", total}});
   WriteBarrierStats(c, barrier);
   return 0;

@@ -11,6 +11,7 @@
 #include "modes.h"
 #include "nbcguard/partitioned.h"
 #include "partitioned_p2p.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -53,7 +54,7 @@ void WritePlan(ModeContext& c, const PartitionedSpec& spec, int auto_threads,
                const std::vector<PartitionedPointSpec>& grid) {
   json plan = json::array();
   for (const PartitionedPointSpec& p : grid) plan.push_back(PointFields(p));
-  c.raw.Write("partitioned_plan", {{"buffer", spec.buffer}, {"seed", spec.seed}, {"auto_threads", auto_threads},
+  c.raw.Write(record::kPartitionedPlan, {{"buffer", spec.buffer}, {"seed", spec.seed}, {"auto_threads", auto_threads},
                                    {"thread_level", c.o.thread_level},
                                    {"mechanisms", {"send", "isend", "persistent", "partitioned"}}, {"points", plan}});
 }
@@ -74,7 +75,7 @@ int Conformance(ModeContext& c, Mechanism m, const PartitionedPointSpec& p, cons
   json rec = PointFields(p);
   rec["mechanism"] = ToString(m);
   rec["error"] = error;
-  c.raw.Write("conformance_failure", rec);
+  c.raw.Write(record::kConformanceFailure, rec);
   if (c.comm.rank() == 0)
     std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s at %s: %s\n", ToString(m), PointName(p).c_str(),
                  error.c_str());
@@ -130,7 +131,7 @@ int MeasurePoint(PartitionedRun& run, const PartitionedPointSpec& p, int point_i
   rec["samples"] = samples;
   rec["seeds"] = p.order == ReadyOrder::kRandom ? json(seeds) : json::array();
   rec["verified_samples"] = s.durations.size();
-  c.raw.Write("partitioned_point", rec);
+  c.raw.Write(record::kPartitionedPoint, rec);
   return 0;
 }
 
@@ -139,7 +140,7 @@ int MeasurePoint(PartitionedRun& run, const PartitionedPointSpec& p, int point_i
 int RunPartitioned(ModeContext& c) {
   if (!PartitionedTransfer::Available()) {
     const std::string first_line = c.library_version.substr(0, c.library_version.find('\n'));
-    c.raw.Write("skip", {{"reason", PartitionedTransfer::MissingReason(first_line)}});
+    c.raw.Write(record::kSkip, {{"reason", PartitionedTransfer::MissingReason(first_line)}});
     return 0;
   }
   if (c.comm.size() != 2) Fatal("partitioned mode runs on exactly 2 ranks, not " + std::to_string(c.comm.size()));
@@ -163,13 +164,13 @@ int RunPartitioned(ModeContext& c) {
     // Points that cannot be measured here are recorded with the reason.
     if (const std::string invalid = InvalidReason(c, p, max_tag); !invalid.empty()) {
       rec["invalid_reason"] = invalid;
-      c.raw.Write("partitioned_point", rec);
+      c.raw.Write(record::kPartitionedPoint, rec);
       continue;
     }
     if (const int rc = MeasurePoint(run, p, point_index, rec); rc != 0) return rc;
   }
   Sync(c, "end", SyncOptions{});
-  c.raw.Write("partitioned_verification", {{"samples_verified_on_receiver", run.verified}});
+  c.raw.Write(record::kPartitionedVerification, {{"samples_verified_on_receiver", run.verified}});
   WriteBarrierStats(c, barrier);
   return 0;
 }

@@ -4,6 +4,7 @@
 // driver alternates the two kinds of job so both see the same machine.
 #include "gemm.h"
 #include "modes.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 
@@ -20,7 +21,7 @@ int RunPassive(ModeContext& c) {
     start += BlockSlot(o.repetitions, o.comp_targets[i]);
     const bool any_late = c.comm.AnyTrue(late);
     std::vector<double> all = c.comm.GatherToRoot(times);
-    c.raw.Write("passive", {{"comp_target", o.comp_targets[i]}, {"n", o.sizes[i]}, {"threads", threads},
+    c.raw.Write(record::kPassive, {{"comp_target", o.comp_targets[i]}, {"n", o.sizes[i]}, {"threads", threads},
                             {"times", all}, {"reps", o.repetitions}, {"late", any_late}});
   }
   return 0;

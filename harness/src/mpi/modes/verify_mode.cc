@@ -4,6 +4,7 @@
 #include "modes.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/stats.h"
+#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -39,7 +40,7 @@ int RunVerify(ModeContext& c) {
       if (!s.error.empty()) return Conformance(c, name, *coll, count, s.error);
       SampleSet b = RunVerified(c, m, *coll, [&] { CheckMpi(coll->Blocking(), "blocking collective"); });
       if (!b.error.empty()) return Conformance(c, name, *coll, count, "blocking twin: " + b.error);
-      c.raw.Write("verified", {{"collective", name}, {"count", count}, {"median", Median(s.durations)},
+      c.raw.Write(record::kVerified, {{"collective", name}, {"count", count}, {"median", Median(s.durations)},
                                {"blocking_median", Median(b.durations)}});
       if (!coll->HasSize()) break;
     }
