@@ -143,21 +143,27 @@ struct Ratio {
 Ratio Get(const json& p, const char* key) {
   if (!p.contains(key) || !p[key].is_object()) return {};  // not measured: NaN fails the check
   const json& v = p.at(key);
-  auto num = [&](const char* k) { return v.contains(k) && v.at(k).is_number() ? v.at(k).get<double>() : NAN; };
+  auto num = [&](const char* k) {
+    return v.contains(k) && v.at(k).is_number() ? v.at(k).get<double>() : NAN;
+  };
   return {num("median"), num("ci_lo"), num("ci_hi")};
 }
 
 // ok: median within tol of expected; inconclusive: not, but the interval
 // reaches [expected - tol, expected + tol]; otherwise failed.
-void CheckRatio(const std::string& where, const std::string& what, const Ratio& m, double expected, double tol) {
+void CheckRatio(const std::string& where, const std::string& what, const Ratio& m, double expected,
+                double tol) {
   ++checks;
   const bool ok = std::isfinite(m.median) && std::fabs(m.median - expected) <= tol;
-  const bool noise = !ok && std::isfinite(m.lo) && std::isfinite(m.hi) && m.lo <= expected + tol &&
-                     m.hi >= expected - tol;
+  const bool noise =
+      !ok && std::isfinite(m.lo) && std::isfinite(m.hi) && m.lo <= expected + tol && m.hi >= expected - tol;
   if (!ok) ++(noise ? inconclusive : failures);
   point_inconclusive = point_inconclusive || noise;
   std::printf("%-4s %-16s %-22s measured %9.4f [%.4f, %.4f]  expected %9.4f +- %.4f%s\n",
-              ok ? "ok" : noise ? "?" : "FAIL", where.c_str(), what.c_str(), m.median, m.lo, m.hi, expected, tol,
+              ok      ? "ok"
+              : noise ? "?"
+                      : "FAIL",
+              where.c_str(), what.c_str(), m.median, m.lo, m.hi, expected, tol,
               noise ? "  (inconclusive: the interval reaches the band)" : "");
 }
 
@@ -193,7 +199,8 @@ int main(int argc, char** argv) {
   spec.share = ref.value("share", spec.share);
   const int ranks = r.at("case").at("nodes");
   const std::string version = r.at("environment").value("library_version", "?");
-  std::printf("reference behaviour %s on %s\n", spec.Describe().c_str(), version.substr(0, version.find('\n')).c_str());
+  std::printf("reference behaviour %s on %s\n", spec.Describe().c_str(),
+              version.substr(0, version.find('\n')).c_str());
 
   int valid = 0;
   for (const json& p : r.at("points")) {
@@ -226,7 +233,8 @@ int main(int argc, char** argv) {
       if (!ok) {
         const double c = std::fabs(comm.median - exp_comm) <= 0.15 ? exp_comm : comm.median;
         const double w = std::fabs(slow.median - exp_slow) <= 0.15 ? exp_slow : slow.median;
-        const double i = std::fabs(impact.median - exp_impact) <= 0.15 * exp_impact ? exp_impact : impact.median;
+        const double i =
+            std::fabs(impact.median - exp_impact) <= 0.15 * exp_impact ? exp_impact : impact.median;
         if (nbcguard::ToString(nbcguard::Diagnose(c, w, i)) == want) {
           ok = true;
           detail += " (a ratio within tolerance crossed a diagnosis band)";
@@ -284,17 +292,19 @@ int main(int argc, char** argv) {
         const json& other = p.at(exit ? "late_ranks" : "late_exits");
         CheckTrue(where, exit ? "late exits" : "late ranks", found.size() == 1 && found[0].at("rank") == late,
                   "reported " + found.dump() + ", expected exactly rank " + std::to_string(late));
-        CheckTrue(where, exit ? "late ranks" : "late exits", other.empty(), "reported " + other.dump() + ", expected none");
-        if (found.size() == 1) Check(where, "late by (us)", 1e6 * found[0].at("delay").get<double>(), 1e6 * L, 1e6 * 0.2 * L);
+        CheckTrue(where, exit ? "late ranks" : "late exits", other.empty(),
+                  "reported " + other.dump() + ", expected none");
+        if (found.size() == 1)
+          Check(where, "late by (us)", 1e6 * found[0].at("delay").get<double>(), 1e6 * L, 1e6 * 0.2 * L);
         for (const json& pr : p.at("per_rank")) {
           const int rank = pr.at("rank");
           const std::string who = rank == late ? "late rank's" : "rank " + std::to_string(rank);
           if (exit)
-            Check(where, who + " end (us)", 1e6 * pr.at("comm_end").get<double>(), 1e6 * (rank == late ? D + L : D),
-                  1e6 * time_tol);
+            Check(where, who + " end (us)", 1e6 * pr.at("comm_end").get<double>(),
+                  1e6 * (rank == late ? D + L : D), 1e6 * time_tol);
           else
-            Check(where, who + " call (us)", 1e6 * pr.at("comm_call").get<double>(), rank == late ? 1e6 * L : 0.0,
-                  1e6 * 0.2 * L);
+            Check(where, who + " call (us)", 1e6 * pr.at("comm_call").get<double>(),
+                  rank == late ? 1e6 * L : 0.0, 1e6 * 0.2 * L);
         }
         break;
       }
@@ -311,12 +321,11 @@ int main(int argc, char** argv) {
     for (const json& rec : records)
       within = within && std::fabs(rec.at("delivered_share").get<double>() - spec.share) <= 0.1 * spec.share;
     char detail[160];
-    if (records.empty())
-      std::snprintf(detail, sizeof detail, "no record of what the reference library took");
+    if (records.empty()) std::snprintf(detail, sizeof detail, "no record of what the reference library took");
     else
       std::snprintf(detail, sizeof detail, "took %.1f-%.1f %% in %zu rank-jobs, asked %g %% (+-10 %%)",
-                    100 * d.at("min_share").get<double>(), 100 * d.at("max_share").get<double>(), records.size(),
-                    100 * spec.share);
+                    100 * d.at("min_share").get<double>(), 100 * d.at("max_share").get<double>(),
+                    records.size(), 100 * spec.share);
     CheckTrue("all jobs", "share delivered", within, detail);
   }
   CheckTrue("all points", "valid points", valid > 0, std::to_string(valid) + " valid");

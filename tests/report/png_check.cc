@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
 
   cairo_surface_t* s = cairo_image_surface_create_from_png(file.c_str());
   if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
-    std::fprintf(stderr, "%s: not a readable PNG (%s)\n", file.c_str(), cairo_status_to_string(cairo_surface_status(s)));
+    std::fprintf(stderr, "%s: not a readable PNG (%s)\n", file.c_str(),
+                 cairo_status_to_string(cairo_surface_status(s)));
     return 1;
   }
   const int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
@@ -88,8 +89,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& [name, n] : want) {
     if (count[name] < n) {
-      std::fprintf(stderr, "%s: %ld pixels of the '%s' colour, expected at least %ld\n", file.c_str(), count[name],
-                   name.c_str(), n);
+      std::fprintf(stderr, "%s: %ld pixels of the '%s' colour, expected at least %ld\n", file.c_str(),
+                   count[name], name.c_str(), n);
       rc = 1;
     }
   }

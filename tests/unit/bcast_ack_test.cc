@@ -68,8 +68,8 @@ TEST(BcastAckTest, ADifferenceWithinTheMediansNoiseIsNotADisagreement) {
   for (int i = 0; i < 18; ++i) sync.push_back(105e-6);
   sync[12] = 101e-6;
   BcastComparison c = CompareBcast(1 << 20, {AckLatency(1, e, rtt)}, sync, m);
-  EXPECT_FALSE(c.agree);            // medians 17 us apart, tolerance ~10.8 us
-  EXPECT_TRUE(c.within_noise);      // but the sync interval reaches down to 88 us
+  EXPECT_FALSE(c.agree);        // medians 17 us apart, tolerance ~10.8 us
+  EXPECT_TRUE(c.within_noise);  // but the sync interval reaches down to 88 us
   EXPECT_FALSE(c.disagree());
   EXPECT_LE(c.difference_lo, c.difference);
   EXPECT_GE(c.difference_hi, c.difference);
@@ -83,7 +83,7 @@ TEST(BcastAckTest, ADifferenceWithinTheMediansNoiseIsNotADisagreement) {
 
 TEST(BcastAckTest, MissingDataNeverAgrees) {
   AgreementModel m;
-  EXPECT_TRUE(CompareBcast(8, {}, {10e-6}, m).disagree());                       // no destination
+  EXPECT_TRUE(CompareBcast(8, {}, {10e-6}, m).disagree());                           // no destination
   EXPECT_TRUE(CompareBcast(8, {AckLatency(1, {10e-6}, {1e-6})}, {}, m).disagree());  // no synchronized sample
   EXPECT_EQ(CompareBcast(8, {}, {10e-6}, m).ol_rank, -1);
 }

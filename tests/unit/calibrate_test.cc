@@ -62,7 +62,7 @@ struct Recorder {
 };
 
 CalibrationResult Calibrate(const Cost& cost, double target, const CalibrationOptions& o,
-                      std::vector<Size>* calls = nullptr) {
+                            std::vector<Size>* calls = nullptr) {
   std::vector<Size> local;
   std::vector<Size>* sink = calls ? calls : &local;
   const CalibrationResult r = CalibrateSize(Recorder{cost, sink}, target, o);
@@ -295,9 +295,7 @@ TEST(CalibrateTest, StepAtALargeSizeIsFoundWithinTheBudget) {
 
 TEST(CalibrateTest, NoisyNonMonotonicCostConverges) {
   CalibrationOptions o;
-  const Cost noisy = [](Size s) {
-    return 20e-6 + 1e-9 * static_cast<double>(s) * (1 + 0.05 * Noise(s));
-  };
+  const Cost noisy = [](Size s) { return 20e-6 + 1e-9 * static_cast<double>(s) * (1 + 0.05 * Noise(s)); };
   for (double target : {1e-4, 1e-3, 4e-3}) {
     const CalibrationResult r = Calibrate(noisy, target, o);
     EXPECT_TRUE(r.converged) << target << ": " << r.reason;
@@ -353,8 +351,7 @@ TEST(CalibrateTest, IterationLimit) {
   const CalibrationResult r = Calibrate(linear, 1e-3, o);
   EXPECT_FALSE(r.converged);
   EXPECT_EQ(r.steps.size(), 3u);
-  EXPECT_TRUE(Contains(r.reason, "no size within 10% of target 1ms after 3 evaluations"))
-      << r.reason;
+  EXPECT_TRUE(Contains(r.reason, "no size within 10% of target 1ms after 3 evaluations")) << r.reason;
 
   o.max_iterations = 0;
   const CalibrationResult none = Calibrate(linear, 1e-3, o);

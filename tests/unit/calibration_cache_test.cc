@@ -35,7 +35,8 @@ class CalibrationCacheDir : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = (std::filesystem::temp_directory_path() /
-            ("nbcguard-cache-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())))
+            ("nbcguard-cache-test-" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())))
                .string();
     std::filesystem::remove_all(dir_);
   }
@@ -94,9 +95,9 @@ TEST(CalibrationCacheParse, MalformedFilesAreErrorsNamingTheFile) {
   const char* bad[] = {
       "not json",
       "[1, 2]",
-      R"({"key": {}})",                                            // no format
-      R"({"format": 99, "key": {}})",                              // unknown format
-      R"({"format": 1})",                                          // no key
+      R"({"key": {}})",                // no format
+      R"({"format": 99, "key": {}})",  // unknown format
+      R"({"format": 1})",              // no key
   };
   for (const char* text : bad) {
     std::string error;
@@ -105,8 +106,8 @@ TEST(CalibrationCacheParse, MalformedFilesAreErrorsNamingTheFile) {
   }
   // Right key, broken entries.
   std::string good = SerializeCalibrationCache(Key(), Entries());
-  for (const std::string& broken : {std::string("\"size\": 0"), std::string("\"size\": -3"),
-                                    std::string("\"size\": \"x\"")}) {
+  for (const std::string& broken :
+       {std::string("\"size\": 0"), std::string("\"size\": -3"), std::string("\"size\": \"x\"")}) {
     std::string text = good;
     text.replace(text.find("\"size\": 61234"), 13, broken);
     std::string error;

@@ -32,8 +32,8 @@ TEST(CaseSpec, FullFileParsesToTheExpectedSpec) {
   EXPECT_EQ(c.collective, "iallreduce");
   EXPECT_EQ(c.nodes, (std::vector<int>{2, 4, 8}));  // sorted
   EXPECT_EQ(c.threads, 6);
-  EXPECT_EQ(c.deployments, (std::vector<Deployment>{Deployment::kProgress, Deployment::kBasic,
-                                                    Deployment::kDedicated}));
+  EXPECT_EQ(c.deployments,
+            (std::vector<Deployment>{Deployment::kProgress, Deployment::kBasic, Deployment::kDedicated}));
   ASSERT_EQ(c.comm_times.size(), 3u);
   EXPECT_DOUBLE_EQ(c.comm_times[0], 1e-3);
   EXPECT_DOUBLE_EQ(c.comm_times[1], 4e-3);
@@ -79,9 +79,10 @@ TEST(CaseSpec, BlockStyleAndScalarForms) {
 }
 
 TEST(CaseSpec, ParseFromTextUsesTheGivenFileName) {
-  Parsed<CaseSpec> parsed = ParseCaseSpec("name: x\ncollective: ibcast\nnodes: 3\n"
-                                          "grid: {comm: [1ms], comp: [1ms]}\nrepetitions: 0\n",
-                                          "inline.yaml");
+  Parsed<CaseSpec> parsed = ParseCaseSpec(
+      "name: x\ncollective: ibcast\nnodes: 3\n"
+      "grid: {comm: [1ms], comp: [1ms]}\nrepetitions: 0\n",
+      "inline.yaml");
   ASSERT_EQ(parsed.errors.size(), 1u);
   EXPECT_FALSE(parsed.value.has_value());
   EXPECT_FALSE(parsed.ok());
@@ -190,9 +191,9 @@ TEST(CaseSpec, SchemaDocumentsWhatTheParserDoes) {
   const SchemaKey* kind = FindKey(schema, "kind");
   ASSERT_NE(kind, nullptr);
   EXPECT_EQ(kind->default_value, "overlap");
-  for (const char* key : {"partitioned", "partitioned.buffer", "partitioned.partitions", "partitioned.partition_counts",
-                          "partitioned.orders", "partitioned.pready_threads", "partitioned.seed",
-                          "partitioned.partitions.factor"})
+  for (const char* key : {"partitioned", "partitioned.buffer", "partitioned.partitions",
+                          "partitioned.partition_counts", "partitioned.orders", "partitioned.pready_threads",
+                          "partitioned.seed", "partitioned.partitions.factor"})
     EXPECT_NE(FindKey(schema, key), nullptr) << key;
   EXPECT_EQ(FindKey(schema, "partitioned.buffer")->default_value, "8MiB");
   EXPECT_NE(FindKey(schema, "partitioned.orders")->type.find("neighbour"), std::string::npos);
@@ -229,8 +230,7 @@ TEST(CaseSpecProjectFiles, EveryCaseFileParses) {
     if (parsed.ok()) names.push_back(parsed.value->name);
   }
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end())
-      << "two case files share a name";
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "two case files share a name";
 }
 
 }  // namespace

@@ -24,8 +24,8 @@ PingPong Exchange(const SyntheticClock& c, double t, double d_out, double d_back
 
 TEST(ClockModel, BestOffsetPicksSmallestRoundTrip) {
   SyntheticClock c{0.050, 0};
-  std::vector<PingPong> round = {Exchange(c, 1.0, 5e-6, 40e-6),   // asymmetric, slow
-                                 Exchange(c, 1.1, 1e-6, 1e-6),    // symmetric, fast
+  std::vector<PingPong> round = {Exchange(c, 1.0, 5e-6, 40e-6),  // asymmetric, slow
+                                 Exchange(c, 1.1, 1e-6, 1e-6),   // symmetric, fast
                                  Exchange(c, 1.2, 30e-6, 2e-6)};
   OffsetPoint p = BestOffset(round);
   EXPECT_NEAR(p.rtt, 2e-6, 1e-12);
@@ -85,8 +85,7 @@ TEST(ClockModel, InterpolationBetweenStartAndEndCalibrations) {
   for (double t : {1.0, 1.01, 1.02, 31.0, 31.01, 31.02})
     pts.push_back(BestOffset({Exchange(c, t, 1e-6, 1e-6)}));
   ClockFit fit = FitClock(pts);
-  for (double t : {1.0, 7.5, 16.0, 30.9})
-    EXPECT_NEAR(fit.model.ToGlobal(c.Local(t)), t, 1e-9) << "t=" << t;
+  for (double t : {1.0, 7.5, 16.0, 30.9}) EXPECT_NEAR(fit.model.ToGlobal(c.Local(t)), t, 1e-9) << "t=" << t;
 }
 
 TEST(ClockModel, OnePointIsOffsetOnlyAndNoPointsIsIdentity) {

@@ -10,7 +10,9 @@
 namespace nbcguard {
 namespace {
 
-int CeilLog2(int p) { return p <= 1 ? 0 : static_cast<int>(std::ceil(std::log2(static_cast<double>(p)) - 1e-12)); }
+int CeilLog2(int p) {
+  return p <= 1 ? 0 : static_cast<int>(std::ceil(std::log2(static_cast<double>(p)) - 1e-12));
+}
 
 // The schedule's contract, for every rank count up to 1000: every rank but 0
 // synchronized exactly once, always against a rank synchronized in an earlier
@@ -35,7 +37,8 @@ TEST(ClockTree, ScheduleContractUpTo1000Ranks) {
         ASSERT_LT(pair.server, p);
         EXPECT_TRUE(busy.insert(pair.client).second) << "rank " << pair.client << " twice in stage " << s;
         EXPECT_TRUE(busy.insert(pair.server).second) << "rank " << pair.server << " twice in stage " << s;
-        ASSERT_NE(synced_in[pair.server], -2) << "server " << pair.server << " not synchronized before stage " << s;
+        ASSERT_NE(synced_in[pair.server], -2)
+            << "server " << pair.server << " not synchronized before stage " << s;
         EXPECT_LT(synced_in[pair.server], s);
         ++times[pair.client];
       }
@@ -128,7 +131,8 @@ TEST(ClockTree, ParseNamesTheAllowedValues) {
   EXPECT_EQ(ParseClockSyncMethod("flat", &error), ClockSyncMethod::kFlat);
   EXPECT_EQ(ParseClockSyncMethod("tree", &error), ClockSyncMethod::kTree);
   EXPECT_EQ(ClockSyncMethodNames(), (std::vector<std::string>{"flat", "tree"}));
-  for (const std::string& n : ClockSyncMethodNames()) EXPECT_EQ(ToString(*ParseClockSyncMethod(n, nullptr)), n);
+  for (const std::string& n : ClockSyncMethodNames())
+    EXPECT_EQ(ToString(*ParseClockSyncMethod(n, nullptr)), n);
   EXPECT_FALSE(ParseClockSyncMethod("hierarchical", &error));
   EXPECT_EQ(error, "unknown clock synchronization 'hierarchical' (allowed: flat, tree)");
 }

@@ -116,7 +116,8 @@ TEST(DecideRatioTest, BigShiftOnTooFewSamplesIsNotSignificant) {
   loose.alpha = 0.05;
   EXPECT_TRUE(DecideRatio(Metric::kMpiImpact, base, now, loose).regression);
   // Nine rounds a side, separated, are enough at the default alpha.
-  EXPECT_TRUE(DecideRatio(Metric::kMpiImpact, R(Spreadout(1.0, 0.05, 9)), R(Spreadout(2.0, 0.1, 9)), {}).regression);
+  EXPECT_TRUE(
+      DecideRatio(Metric::kMpiImpact, R(Spreadout(1.0, 0.05, 9)), R(Spreadout(2.0, 0.1, 9)), {}).regression);
 }
 
 TEST(DecideRatioTest, OverlappingBimodalSamplesWithABigMedianShiftAreNotSignificant) {
@@ -136,9 +137,11 @@ TEST(DecideRatioTest, RelativeRatiosUseTheRelativeTolerance) {
   // 10 % slower, beyond noise, but within 15 %.
   EXPECT_FALSE(DecideRatio(Metric::kCompSlowdown, base, R(Spreadout(1.1, 0.02)), {}).regression);
   // Near 2 (an idle progress thread's r_mpi_impact), +0.2 is 10 %: within 15 %.
-  EXPECT_FALSE(DecideRatio(Metric::kMpiImpact, R(Spreadout(2.0, 0.02, 9)), R(Spreadout(2.2, 0.02, 9)), {}).regression);
-  EXPECT_NEAR(DecideRatio(Metric::kMpiImpact, R(Spreadout(2.0, 0.02, 9)), R(Spreadout(2.2, 0.02, 9)), {}).difference,
-              0.1, 1e-12);
+  EXPECT_FALSE(
+      DecideRatio(Metric::kMpiImpact, R(Spreadout(2.0, 0.02, 9)), R(Spreadout(2.2, 0.02, 9)), {}).regression);
+  EXPECT_NEAR(
+      DecideRatio(Metric::kMpiImpact, R(Spreadout(2.0, 0.02, 9)), R(Spreadout(2.2, 0.02, 9)), {}).difference,
+      0.1, 1e-12);
 }
 
 TEST(DecideRatioTest, ImprovementsAreTheSameTestTheOtherWay) {
@@ -147,8 +150,10 @@ TEST(DecideRatioTest, ImprovementsAreTheSameTestTheOtherWay) {
   EXPECT_FALSE(d.regression);
   EXPECT_LT(d.p_better, 1e-4);
   // Relative: better by 15 % is new < base / 1.15.
-  EXPECT_TRUE(DecideRatio(Metric::kCompSlowdown, R(Spreadout(1.5, 0.02)), R(Spreadout(1.0, 0.02)), {}).improvement);
-  EXPECT_FALSE(DecideRatio(Metric::kCompSlowdown, R(Spreadout(1.1, 0.02)), R(Spreadout(1.0, 0.02)), {}).improvement);
+  EXPECT_TRUE(
+      DecideRatio(Metric::kCompSlowdown, R(Spreadout(1.5, 0.02)), R(Spreadout(1.0, 0.02)), {}).improvement);
+  EXPECT_FALSE(
+      DecideRatio(Metric::kCompSlowdown, R(Spreadout(1.1, 0.02)), R(Spreadout(1.0, 0.02)), {}).improvement);
 }
 
 TEST(DecideRatioTest, ABaselineNoisierThanTheToleranceDecidesNothing) {
@@ -228,7 +233,8 @@ TestResults Run1(const std::string& name, const std::string& version = "MPICH Ve
   return t;
 }
 
-bool Has(const Comparison& c, const std::string& test, const std::string& where, const std::string& reason_part) {
+bool Has(const Comparison& c, const std::string& test, const std::string& where,
+         const std::string& reason_part) {
   for (const Unmatched& u : c.unmatched)
     if (u.test == test && u.where == where && u.reason.find(reason_part) != std::string::npos) return true;
   return false;
@@ -273,8 +279,8 @@ TEST(CompareTest, WhatCannotBeComparedIsListed) {
   ref_b.reference = {{"behaviour", "background"}};
   ref_n.reference = {{"behaviour", "deferred"}};
   TestResults grid_b = Run1("grid"), grid_n = Run1("grid");
-  grid_b.points.push_back(Point(2e-3, 2e-3, 0.05));        // only in the baseline
-  grid_n.points.push_back(Point(4e-3, 2e-3, 0.05));        // only in the new run
+  grid_b.points.push_back(Point(2e-3, 2e-3, 0.05));  // only in the baseline
+  grid_n.points.push_back(Point(4e-3, 2e-3, 0.05));  // only in the new run
   grid_b.points.push_back(Point(2e-3, 4e-3, 0.05));
   grid_n.points.push_back(Invalid(2e-3, 4e-3, "communication calibration failed for 2ms"));
   grid_n.mpi_impact[4e-3].missing = "no measurement without MPI for this size";
@@ -284,10 +290,12 @@ TEST(CompareTest, WhatCannotBeComparedIsListed) {
   EXPECT_TRUE(Has(c, "mpich.removed.n2.basic", "", "only in the baseline"));
   EXPECT_TRUE(Has(c, "mpich.added.n2.basic", "", "only in the new run"));
   EXPECT_TRUE(Has(c, "mpich.version.n2.basic", "", "not comparable: library version changed"));
-  EXPECT_TRUE(Has(c, "mpich.ref.n2.basic", "", "not comparable: reference behaviour changed (background -> deferred)"));
+  EXPECT_TRUE(Has(c, "mpich.ref.n2.basic", "",
+                  "not comparable: reference behaviour changed (background -> deferred)"));
   EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "2ms x 2ms", "only in the baseline"));
   EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "4ms x 2ms", "only in the new run"));
-  EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "2ms x 4ms", "invalid in the new run: communication calibration"));
+  EXPECT_TRUE(
+      Has(c, "mpich.grid.n2.basic", "2ms x 4ms", "invalid in the new run: communication calibration"));
   EXPECT_TRUE(Has(c, "mpich.grid.n2.basic", "* x 4ms r_mpi_impact", "not measured in the new run"));
   EXPECT_EQ(c.unmatched.size(), 8u);
   EXPECT_EQ(c.tests, 1);   // only "grid" was compared
@@ -326,8 +334,10 @@ TEST(CompareTest, ANoisyBaselineRatioIsListedWithBothRunsValues) {
   EXPECT_TRUE(c.regressions.empty());
   EXPECT_TRUE(c.within_noise.empty());
   ASSERT_EQ(c.unmatched.size(), 1u);
-  EXPECT_TRUE(Has(c, "mpich.a.n2.basic", "1ms x 2ms r_overhead", "baseline too noisy to resolve a change of 0.25"));
-  EXPECT_NE(c.unmatched[0].reason.find("(new run: 0.91 [0.88, 0.94])"), std::string::npos) << c.unmatched[0].reason;
+  EXPECT_TRUE(
+      Has(c, "mpich.a.n2.basic", "1ms x 2ms r_overhead", "baseline too noisy to resolve a change of 0.25"));
+  EXPECT_NE(c.unmatched[0].reason.find("(new run: 0.91 [0.88, 0.94])"), std::string::npos)
+      << c.unmatched[0].reason;
   EXPECT_EQ(c.checks, 2 * 3 + 2 - 1);  // every other ratio still compared
 }
 
@@ -355,7 +365,8 @@ json Load(const std::string& relative) {
 }
 
 TEST(ParseTestResultsTest, RecomputedRatiosAreThoseTheRunReported) {
-  for (const char* file : {"baseline/ibcast/n2/basic/results.json", "baseline/ireduce/n2/basic/results.json"}) {
+  for (const char* file :
+       {"baseline/ibcast/n2/basic/results.json", "baseline/ireduce/n2/basic/results.json"}) {
     const json j = Load(file);
     std::string error;
     const std::optional<TestResults> t = ParseTestResults(j, file, &error);
@@ -406,7 +417,8 @@ TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryResolv
   EXPECT_TRUE(Has(c, "openmpi.ireduce.n2.basic", "", "only in the baseline"));
   EXPECT_TRUE(Has(c, "openmpi.iallgather.n2.basic", "", "only in the new run"));
   EXPECT_TRUE(Has(c, "openmpi.ibcast.n2.basic", "500us x 500us r_overhead", "baseline too noisy"));
-  EXPECT_TRUE(Has(c, "openmpi.ibcast.n2.basic", "500us x 500us r_comp_slowdown", "baseline too noisy to resolve a change of 15 %"));
+  EXPECT_TRUE(Has(c, "openmpi.ibcast.n2.basic", "500us x 500us r_comp_slowdown",
+                  "baseline too noisy to resolve a change of 15 %"));
   EXPECT_EQ(c.unmatched.size(), 4u);
   // And the real baseline against itself: nothing decided, the same two noisy
   // ratios listed, and ireduce's r_mpi_impact row (0.99 [0.25, 1.02], 3 rounds).

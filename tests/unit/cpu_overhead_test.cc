@@ -47,7 +47,7 @@ TEST(CpuOverheadTest, BusyFractionWithoutAUsableReadingIsNaN) {
 // 0.95 1.0 -> 0.9; rank 1's 0.1 0.4 0.5 1.2 (NaN dropped) -> 0.45.
 TEST(CpuOverheadTest, BusiestRankPerRepetitionAndPerRankMedians) {
   const std::vector<std::vector<CpuReading>> r = {
-      {{0.9e-3, 1e-3}, {0.5e-3, 1e-3}},  {{1.0e-3, 1e-3}, {0.2e-3, 0.5e-3}}, {{0.3e-3, 1e-3}, {1.2e-3, 1e-3}},
+      {{0.9e-3, 1e-3}, {0.5e-3, 1e-3}}, {{1.0e-3, 1e-3}, {0.2e-3, 0.5e-3}}, {{0.3e-3, 1e-3}, {1.2e-3, 1e-3}},
       {{0.8e-3, 1e-3}, {0.1e-3, kNaN}}, {{0.95e-3, 1e-3}, {0.1e-3, 1e-3}},
   };
   const CpuBusy b = SummarizeCpuBusy(r);

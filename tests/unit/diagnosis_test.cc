@@ -15,11 +15,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 const std::vector<Diagnosis>& AllDiagnoses() {
-  static const std::vector<Diagnosis> all = {
-      Diagnosis::kOverlap,        Diagnosis::kPartialOverlap,
-      Diagnosis::kNoProgression,  Diagnosis::kComputationSlowdown,
-      Diagnosis::kContention,     Diagnosis::kCommSlowedByComputation,
-      Diagnosis::kPassiveImpact,  Diagnosis::kInvalid};
+  static const std::vector<Diagnosis> all = {Diagnosis::kOverlap,       Diagnosis::kPartialOverlap,
+                                             Diagnosis::kNoProgression, Diagnosis::kComputationSlowdown,
+                                             Diagnosis::kContention,    Diagnosis::kCommSlowedByComputation,
+                                             Diagnosis::kPassiveImpact, Diagnosis::kInvalid};
   return all;
 }
 
@@ -73,8 +72,8 @@ const Case kCases[] = {
 TEST(DiagnosisTest, TableWithDefaultBands) {
   for (const Case& c : kCases) {
     EXPECT_EQ(Diagnose(c.r_comm, c.r_comp_slowdown, c.r_mpi_impact), c.expected)
-        << c.what << ": got " << ToString(Diagnose(c.r_comm, c.r_comp_slowdown, c.r_mpi_impact))
-        << ", want " << ToString(c.expected);
+        << c.what << ": got " << ToString(Diagnose(c.r_comm, c.r_comp_slowdown, c.r_mpi_impact)) << ", want "
+        << ToString(c.expected);
   }
 }
 
@@ -143,10 +142,8 @@ TEST(DiagnosisTest, ExplanationsAreDistinctAndNameTheRatios) {
   EXPECT_EQ(texts.size(), AllDiagnoses().size());
   EXPECT_NE(std::string(Explain(Diagnosis::kNoProgression)).find("MPI_Wait"), std::string::npos);
   EXPECT_NE(std::string(Explain(Diagnosis::kNoProgression)).find("r_comm ~ 1"), std::string::npos);
-  EXPECT_NE(std::string(Explain(Diagnosis::kPassiveImpact)).find("r_mpi_impact"),
-            std::string::npos);
-  EXPECT_NE(std::string(Explain(Diagnosis::kContention)).find("r_comp_slowdown > 1"),
-            std::string::npos);
+  EXPECT_NE(std::string(Explain(Diagnosis::kPassiveImpact)).find("r_mpi_impact"), std::string::npos);
+  EXPECT_NE(std::string(Explain(Diagnosis::kContention)).find("r_comp_slowdown > 1"), std::string::npos);
 }
 
 }  // namespace

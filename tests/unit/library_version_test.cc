@@ -8,7 +8,8 @@ namespace nbcguard {
 namespace {
 
 // Verbatim from MPI_Get_library_version on Debian 12.
-const char* const kOpenMpi = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022";
+const char* const kOpenMpi =
+    "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022";
 const char* const kMpich =
     "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Apr  7 12:34:45 CDT 2022\n"
     "MPICH ABI:\t14:2:2\nMPICH Device:\tch4:ofi\nMPICH configure:\t--with-device=ch4:ofi\n";
@@ -111,12 +112,11 @@ TEST(VersionRange, UnknownVersionSatisfiesNoConstraint) {
 }
 
 TEST(VersionRange, BadRangesSayWhatIsValid) {
-  for (const char* bad : {"4.0", "=4.0", "~4.0", ">=", ">=4.x", "=>4", ">=4..1", ">=4.", "* <5",
-                          ">=v4", "^1.2"}) {
+  for (const char* bad :
+       {"4.0", "=4.0", "~4.0", ">=", ">=4.x", "=>4", ">=4..1", ">=4.", "* <5", ">=v4", "^1.2"}) {
     std::string error;
     EXPECT_FALSE(VersionRange::Parse(bad, &error).has_value()) << bad;
-    EXPECT_NE(error.find(std::string("bad version range \"") + bad + "\""), std::string::npos)
-        << error;
+    EXPECT_NE(error.find(std::string("bad version range \"") + bad + "\""), std::string::npos) << error;
     EXPECT_NE(error.find("operators >= > <= < =="), std::string::npos) << error;
   }
 }

@@ -96,7 +96,7 @@ TEST(MetricsTest, OsuOverlapPercent) {
   EXPECT_DOUBLE_EQ(OsuOverlapPercent(1.0, 1.0, 1.0), 100.0);  // communication hidden
   EXPECT_DOUBLE_EQ(OsuOverlapPercent(2.0, 1.0, 1.0), 0.0);    // serialized
   EXPECT_DOUBLE_EQ(OsuOverlapPercent(1.5, 1.0, 1.0), 50.0);
-  EXPECT_DOUBLE_EQ(OsuOverlapPercent(3.0, 1.0, 1.0), 0.0);    // worse than serialized: floored
+  EXPECT_DOUBLE_EQ(OsuOverlapPercent(3.0, 1.0, 1.0), 0.0);  // worse than serialized: floored
   EXPECT_TRUE(std::isnan(OsuOverlapPercent(1.0, 1.0, 0.0)));
 }
 

@@ -12,18 +12,25 @@ namespace {
 using json = nlohmann::json;
 
 json Point(double comm, double comp, double overhead, double impact) {
-  return {{"comm_target", comm}, {"comp_target", comp}, {"valid", true},
-          {"r_overhead", {{"median", overhead}}}, {"r_mpi_impact", {{"median", impact}}}};
+  return {{"comm_target", comm},
+          {"comp_target", comp},
+          {"valid", true},
+          {"r_overhead", {{"median", overhead}}},
+          {"r_mpi_impact", {{"median", impact}}}};
 }
 
 json Results(const std::string& impl, bool pass) {
-  return {{"implementation_label", impl},
-          {"case", {{"name", "ibcast"}, {"collective", "ibcast"}, {"nodes", 2}, {"deployment", "basic"}}},
-          {"clock_sync", json::array({{{"rank", 1}, {"min_rtt_s", 4e-7}}, {{"rank", 2}, {"min_rtt_s", 6e-7}}})},
-          {"points", json::array({Point(5e-4, 5e-4, 1.02, 1.01), Point(2e-3, 5e-4, 3.5, 1.2),
-                                  {{"comm_target", 2e-3}, {"comp_target", 2e-3}, {"valid", false}}})},
-          {"verdict", {{"pass", pass}, {"checked", json::array({json::array({5e-4, 5e-4})})},
-                       {"failures", json::array({{{"rule", "x"}}})}}}};
+  return {
+      {"implementation_label", impl},
+      {"case", {{"name", "ibcast"}, {"collective", "ibcast"}, {"nodes", 2}, {"deployment", "basic"}}},
+      {"clock_sync", json::array({{{"rank", 1}, {"min_rtt_s", 4e-7}}, {{"rank", 2}, {"min_rtt_s", 6e-7}}})},
+      {"points", json::array({Point(5e-4, 5e-4, 1.02, 1.01),
+                              Point(2e-3, 5e-4, 3.5, 1.2),
+                              {{"comm_target", 2e-3}, {"comp_target", 2e-3}, {"valid", false}}})},
+      {"verdict",
+       {{"pass", pass},
+        {"checked", json::array({json::array({5e-4, 5e-4})})},
+        {"failures", json::array({{{"rule", "x"}}})}}}};
 }
 
 std::string Render(const std::vector<json>& r) {
@@ -58,7 +65,8 @@ TEST(OpenMetricsTest, CpuBusyOncePerCommunicationRow) {
   r["points"].push_back(Point(5e-4, 2e-3, 0.5, 1.0));  // same row, another comp
   r["points"].back()["cpu_busy_nbc"] = busy;
   const std::string text = Render({r});
-  const std::string row = "{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\",comm=\"500us\"}";
+  const std::string row =
+      "{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\",comm=\"500us\"}";
   EXPECT_NE(text.find("nbcguard_openmpi_cpu_busy_nbc" + row + " 0.97\n"), std::string::npos) << text;
   EXPECT_NE(text.find("nbcguard_openmpi_cpu_busy_blocking" + row + " 1\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("cpu_busy_nbc" + row), text.rfind("cpu_busy_nbc" + row)) << "written twice:\n" << text;
@@ -68,7 +76,8 @@ TEST(OpenMetricsTest, CpuBusyOncePerCommunicationRow) {
 }
 
 TEST(OpenMetricsTest, FamiliesAreContiguousAndLibrariesNeverShareAName) {
-  const std::string text = Render({Results("openmpi", true), Results("mpich", true), Results("openmpi", true)});
+  const std::string text =
+      Render({Results("openmpi", true), Results("mpich", true), Results("openmpi", true)});
   // Each family's TYPE line appears once, and all its samples follow it
   // before the next family starts.
   std::istringstream in(text);

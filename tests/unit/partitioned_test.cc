@@ -51,9 +51,9 @@ TEST(Partitioned, RandomIsASeededPermutation) {
   const std::vector<int> a = ReadyOrderOf(ReadyOrder::kRandom, 1000, 42);
   std::vector<int> sorted = a;
   std::sort(sorted.begin(), sorted.end());
-  EXPECT_EQ(sorted, Iota(1000));                                  // every partition exactly once
-  EXPECT_EQ(a, ReadyOrderOf(ReadyOrder::kRandom, 1000, 42));      // same seed, same order (both ranks)
-  EXPECT_NE(a, ReadyOrderOf(ReadyOrder::kRandom, 1000, 43));      // another seed, another order
+  EXPECT_EQ(sorted, Iota(1000));                              // every partition exactly once
+  EXPECT_EQ(a, ReadyOrderOf(ReadyOrder::kRandom, 1000, 42));  // same seed, same order (both ranks)
+  EXPECT_NE(a, ReadyOrderOf(ReadyOrder::kRandom, 1000, 43));  // another seed, another order
   EXPECT_NE(a, Iota(1000));
   // Fixed values: the generator is specified, so a recorded seed replays on
   // any platform. (A change here changes every recorded random order.)
@@ -96,7 +96,8 @@ TEST(Partitioned, DefaultSizesArePaper004s) {
 TEST(Partitioned, PartitionSizeMustDivideTheBuffer) {
   EXPECT_EQ(CheckPartitionSize(4096, 8 * kMiB), "");
   EXPECT_EQ(CheckPartitionSize(8 * kMiB, 8 * kMiB), "");
-  EXPECT_NE(CheckPartitionSize(3072, 8 * kMiB).find("3KiB does not divide the buffer (8MiB)"), std::string::npos);
+  EXPECT_NE(CheckPartitionSize(3072, 8 * kMiB).find("3KiB does not divide the buffer (8MiB)"),
+            std::string::npos);
   EXPECT_NE(CheckPartitionSize(16 * kMiB, 8 * kMiB).find("larger than the buffer"), std::string::npos);
   EXPECT_NE(CheckPartitionSize(16, kMiB).find("65536 partitions"), std::string::npos);
   EXPECT_NE(CheckPartitionSize(0, kMiB), "");
@@ -157,8 +158,10 @@ TEST(Partitioned, PoisonDiffersFromThePatternInEveryByte) {
 }
 
 TEST(Partitioned, WrongByteMessageNamesMechanismAndPartition) {
-  const std::string m = DescribeWrongByte(Mechanism::kPartitioned, kMiB / 2, 16, 3 * (kMiB / 2) + 6, 0x5a, 0x00);
-  EXPECT_EQ(m, "partitioned, partition 3 of 16 (bytes 1572864-2097151), byte 1572870: expected 0x5a, got 0x00");
+  const std::string m =
+      DescribeWrongByte(Mechanism::kPartitioned, kMiB / 2, 16, 3 * (kMiB / 2) + 6, 0x5a, 0x00);
+  EXPECT_EQ(m,
+            "partitioned, partition 3 of 16 (bytes 1572864-2097151), byte 1572870: expected 0x5a, got 0x00");
 }
 
 // ---------------------------------------------------------------- statistics
@@ -203,7 +206,8 @@ TEST(Partitioned, NoOtherMechanismGivesNoRatio) {
 
 // ---------------------------------------------------------------- verdict
 
-PartitionedPoint Point(std::uint64_t size, ReadyOrder order, int threads, double median, double lo, double hi) {
+PartitionedPoint Point(std::uint64_t size, ReadyOrder order, int threads, double median, double lo,
+                       double hi) {
   PartitionedPoint p;
   p.at.partition_bytes = size;
   p.at.partitions = static_cast<int>(8 * kMiB / size);
@@ -241,7 +245,7 @@ TEST(PartitionedVerdict, MinFailsOnlyWhenTheWholeIntervalIsBelow) {
   const std::vector<PartitionedPoint> points = {
       Point(4096, ReadyOrder::kLeftRight, 1, 0.01, 0.005, 0.02),  // outside the region: not judged
       Point(kMiB, ReadyOrder::kLeftRight, 1, 0.2, 0.1, 0.3),      // whole interval below 0.5: fails
-      Point(kMiB, ReadyOrder::kRandom, 1, 0.4, 0.3, 0.6),         // median below, interval reaches: within noise
+      Point(kMiB, ReadyOrder::kRandom, 1, 0.4, 0.3, 0.6),  // median below, interval reaches: within noise
       Point(8 * kMiB, ReadyOrder::kLeftRight, 2, 0.9, 0.8, 1.0),  // above: passes
   };
   const Verdict v = EvaluatePartitioned(points, Ctx(), {MinRule(0.5, kMiB)});
@@ -262,8 +266,8 @@ TEST(PartitionedVerdict, MinFailsOnlyWhenTheWholeIntervalIsBelow) {
 }
 
 TEST(PartitionedVerdict, PassesAboveTheLimit) {
-  const Verdict v = EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)}, Ctx(),
-                                        {MinRule(0.5)});
+  const Verdict v =
+      EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)}, Ctx(), {MinRule(0.5)});
   EXPECT_TRUE(v.pass) << v.Summary();
 }
 
@@ -271,8 +275,8 @@ TEST(PartitionedVerdict, InvalidPointInRegionFails) {
   PartitionedPoint p = Point(kMiB, ReadyOrder::kLeftRight, 2, kNaN, kNaN, kNaN);
   p.valid = false;
   p.invalid_reason = "MPI_Pready from 2 threads needs MPI_THREAD_MULTIPLE";
-  const Verdict v = EvaluatePartitioned({p, Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)}, Ctx(),
-                                        {MinRule(0.5)});
+  const Verdict v =
+      EvaluatePartitioned({p, Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)}, Ctx(), {MinRule(0.5)});
   EXPECT_FALSE(v.pass);
   ASSERT_EQ(v.invalid.size(), 1u);
   EXPECT_EQ(v.invalid[0].line,
@@ -285,7 +289,8 @@ TEST(PartitionedVerdict, RulesOfTheOtherKindDoNotApply) {
   Rule overlap = MinRule(0.5);
   overlap.kind = CaseKind::kOverlap;
   overlap.limits[0].metric = Metric::kOverhead;
-  const Verdict v = EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.1, 0.05, 0.2)}, Ctx(), {overlap});
+  const Verdict v =
+      EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.1, 0.05, 0.2)}, Ctx(), {overlap});
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.Summary(), "FAIL: no threshold rule applies to this test");
   // ... and a partitioned rule never judges an overlap test.

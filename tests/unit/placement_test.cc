@@ -32,7 +32,8 @@ TEST(Placement, BindSharesTheRanksFirstCore) {
   EXPECT_TRUE(p.free_cores.empty());
   ASSERT_EQ(p.ranks.size(), 4u);
   for (std::size_t r = 0; r < 4; ++r) {
-    EXPECT_EQ(p.ranks[r].compute_cores, (std::vector<int>{2 * static_cast<int>(r), 2 * static_cast<int>(r) + 1}));
+    EXPECT_EQ(p.ranks[r].compute_cores,
+              (std::vector<int>{2 * static_cast<int>(r), 2 * static_cast<int>(r) + 1}));
     EXPECT_EQ(p.ranks[r].progress_core, p.ranks[r].compute_cores.front());
   }
 }
@@ -56,7 +57,8 @@ TEST(Placement, OddEvenMatchesThePapersFormula) {
   const Placement p = PlaceRanks(Numa(1, p_cores), n, PlacementPolicy::kOddEven, 0);
   ASSERT_TRUE(p.error.empty()) << p.error;
   const int delta = p_cores / (p_cores - n);
-  for (int r = 0; r < n; ++r) EXPECT_EQ(p.ranks[r].progress_core, delta * (r % (p_cores - n)) + delta - 1) << r;
+  for (int r = 0; r < n; ++r)
+    EXPECT_EQ(p.ranks[r].progress_core, delta * (r % (p_cores - n)) + delta - 1) << r;
   // Neighbours in a chain never share a progress core; computation never
   // runs on a progress core.
   for (int r = 0; r + 1 < n; ++r) EXPECT_NE(p.ranks[r].progress_core, p.ranks[r + 1].progress_core);
@@ -111,10 +113,12 @@ TEST(ProgressionCase, IntervalAndDeploymentsParse) {
       "grid: {comm: [1ms], comp: [1ms]}\nprogression: {interval: 50us}\n",
       "x.yaml");
   ASSERT_TRUE(p.ok()) << p.ErrorText();
-  EXPECT_EQ(p.value->deployments, (std::vector<Deployment>{Deployment::kPoll, Deployment::kThreadBind,
-                                                           Deployment::kThreadNuma, Deployment::kThreadOddEven}));
+  EXPECT_EQ(p.value->deployments,
+            (std::vector<Deployment>{Deployment::kPoll, Deployment::kThreadBind, Deployment::kThreadNuma,
+                                     Deployment::kThreadOddEven}));
   EXPECT_DOUBLE_EQ(p.value->progress_interval, 50e-6);
-  Parsed<CaseSpec> d = ParseCaseSpec("name: x\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n", "x.yaml");
+  Parsed<CaseSpec> d =
+      ParseCaseSpec("name: x\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n", "x.yaml");
   ASSERT_TRUE(d.ok());
   EXPECT_DOUBLE_EQ(d.value->progress_interval, 100e-6);
   for (Deployment dep : d.value->deployments) EXPECT_FALSE(IsApplicationProgression(dep));

@@ -68,7 +68,7 @@ TEST(PlotColour, OverheadGetsRedderAsItGrows) {
 }
 
 TEST(PlotColour, CommAndSlowdownScalesPutGoodWhereTheRatioIsGood) {
-  ExpectColour(kGood, CommScale().At(0));  // background progress
+  ExpectColour(kGood, CommScale().At(0));    // background progress
   ExpectColour(kSerial, CommScale().At(1));  // all the work in MPI calls
   ExpectColour(kBad, CommScale().At(2.5));
   ExpectColour(kGood, SlowdownScale().At(1));  // computation undisturbed
@@ -176,7 +176,7 @@ TEST(PlotAxis, SingleValueGetsOneCellOfTheDefaultFactor) {
 
 TEST(PlotAxis, BothAxesShareOneScale) {
   const LogAxis x = MakeLogAxis({1e-4, 1e-3, 1e-2, 1e-1});  // 4 decades
-  const LogAxis y = MakeLogAxis({1e-3, 1e-2});               // 2 decades
+  const LogAxis y = MakeLogAxis({1e-3, 1e-2});              // 2 decades
   // The wide axis limits: 400 px / 4 decades.
   EXPECT_DOUBLE_EQ(100, PixelsPerDecade(x, y, 400, 400, 10, 1000));
   // The tall limit when it is tighter.
@@ -193,7 +193,7 @@ TEST(PlotAxis, GridPlacesPointsAndKeepsPlannedHoles) {
   const Grid g = MakeGrid(pts, {5e-4, 2e-3}, {5e-4, 2e-3});
   ASSERT_EQ(2u, g.cell.size());
   ASSERT_EQ(2u, g.cell[0].size());
-  EXPECT_EQ(0, g.cell[0][0]);   // row = comp index, column = comm index
+  EXPECT_EQ(0, g.cell[0][0]);  // row = comp index, column = comm index
   EXPECT_EQ(1, g.cell[0][1]);
   EXPECT_EQ(2, g.cell[1][0]);
   EXPECT_EQ(-1, g.cell[1][1]);
@@ -245,7 +245,8 @@ TEST(PlotAxis, ImpactAxisShowsTheLineAtOneAndEveryWhisker) {
 // ---------------------------------------------------------------- text --
 
 TEST(PlotText, HtmlEscape) {
-  EXPECT_EQ("r_comm &gt; 1 &amp; &lt;b&gt; &quot;x&quot; &#39;y&#39;", HtmlEscape("r_comm > 1 & <b> \"x\" 'y'"));
+  EXPECT_EQ("r_comm &gt; 1 &amp; &lt;b&gt; &quot;x&quot; &#39;y&#39;",
+            HtmlEscape("r_comm > 1 & <b> \"x\" 'y'"));
 }
 
 TEST(PlotText, UrlPath) {
@@ -257,7 +258,8 @@ TEST(PlotText, MarkdownCell) {
   EXPECT_EQ("a \\| b", MarkdownCell("a | b"));
   EXPECT_EQ("line one line two", MarkdownCell("line one\nline two\n"));
   // '<' could open an HTML tag; brackets and '_' inside words stay as they are.
-  EXPECT_EQ("r_overhead = 2.35 [2.27, 2.45] \\<shared>", MarkdownCell("r_overhead = 2.35 [2.27, 2.45] <shared>"));
+  EXPECT_EQ("r_overhead = 2.35 [2.27, 2.45] \\<shared>",
+            MarkdownCell("r_overhead = 2.35 [2.27, 2.45] <shared>"));
   EXPECT_EQ("\\*\\*not bold\\*\\*", MarkdownCell("**not bold**"));
 }
 
@@ -265,7 +267,8 @@ TEST(PlotText, EllipsizeCountsCharacters) {
   EXPECT_EQ("abc", Ellipsize("abc", 3));
   EXPECT_EQ("ab\xE2\x80\xA6", Ellipsize("abcd", 3));
   EXPECT_EQ(3u, Utf8Length(Ellipsize("\xE2\x89\xA5\xE2\x89\xA5\xE2\x89\xA5\xE2\x89\xA5", 3)));
-  EXPECT_EQ(2u, Utf8Length("\xE2\x89\xA5" "2"));
+  EXPECT_EQ(2u, Utf8Length("\xE2\x89\xA5"
+                           "2"));
 }
 
 }  // namespace

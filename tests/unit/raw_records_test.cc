@@ -40,7 +40,8 @@ std::set<std::string> ConstantsInHeader() {
   const std::string text = ReadText(fs::path(NBCGUARD_SOURCE_DIR) / "harness/include/nbcguard/raw_records.h");
   const std::regex constant(R"re(inline constexpr std::string_view k\w+ = "([a-z_+]+)";)re");
   std::set<std::string> out;
-  for (std::sregex_iterator it(text.begin(), text.end(), constant), end; it != end; ++it) out.insert((*it)[1]);
+  for (std::sregex_iterator it(text.begin(), text.end(), constant), end; it != end; ++it)
+    out.insert((*it)[1]);
   return out;
 }
 
@@ -60,9 +61,7 @@ TEST(RawRecords, EveryConstantIsListedOnce) {
   EXPECT_GE(declared.size(), 23u);
 }
 
-TEST(RawRecords, DocsDescribeEveryDeclaredTypeAndNoOther) {
-  EXPECT_EQ(DocumentedTypes(), Declared());
-}
+TEST(RawRecords, DocsDescribeEveryDeclaredTypeAndNoOther) { EXPECT_EQ(DocumentedTypes(), Declared()); }
 
 TEST(RawRecords, RecordedRunsUseOnlyDeclaredTypes) {
   const std::set<std::string> declared = Declared();
@@ -84,11 +83,16 @@ TEST(RawRecords, RecordedRunsUseOnlyDeclaredTypes) {
 
 TEST(RawLog, ReadsRecordsAndToleratesATornLine) {
   const fs::path p = fs::temp_directory_path() / "nbcguard_raw_log_test.jsonl";
-  std::ofstream(p) << R"({"type":"context","ranks":2})" << "\n"
-                   << R"({"type":"skip","reason":"a"})" << "\n\n"
-                   << R"({"no_type":1})" << "\n"
-                   << R"({"type":"skip","reason":"b"})" << "\n"
-                   << R"({"type":"end","status":4})" << "\n"
+  std::ofstream(p) << R"({"type":"context","ranks":2})"
+                   << "\n"
+                   << R"({"type":"skip","reason":"a"})"
+                   << "\n\n"
+                   << R"({"no_type":1})"
+                   << "\n"
+                   << R"({"type":"skip","reason":"b"})"
+                   << "\n"
+                   << R"({"type":"end","status":4})"
+                   << "\n"
                    << R"({"type":"poi)";
   const RawRun run = ReadRaw(p.string());
   fs::remove(p);

@@ -76,8 +76,12 @@ void ExpectNumber(const json& written, double v, const std::string& what) {
 }
 
 void ExpectSpread(const json& written, const Spread& s, const std::string& what) {
-  const std::pair<const char*, double> fields[] = {{"median", s.median}, {"ci_lo", s.lo}, {"ci_hi", s.hi},
-                                                   {"min", s.min},       {"max", s.max},  {"mad", s.mad},
+  const std::pair<const char*, double> fields[] = {{"median", s.median},
+                                                   {"ci_lo", s.lo},
+                                                   {"ci_hi", s.hi},
+                                                   {"min", s.min},
+                                                   {"max", s.max},
+                                                   {"mad", s.mad},
                                                    {"confidence", s.confidence}};
   for (const auto& [name, v] : fields) ExpectNumber(written[name], v, what + "." + name);
   EXPECT_EQ(written["n"].get<int>(), s.n) << what << ".n";
@@ -92,10 +96,9 @@ void ExpectPoint(const json& w, const PointResult& p) {
   EXPECT_EQ(w["comp_target"].get<double>(), p.comp_target);
   ASSERT_EQ(w["valid"].get<bool>(), p.valid) << at << ": " << p.invalid_reason;
   EXPECT_EQ(w["diagnosis"], ToString(p.diagnosis)) << at;
-  const std::pair<const char*, const Spread*> per_row[] = {
-      {"r_mpi_impact", &p.r_mpi_impact},
-      {"cpu_busy_nbc", &p.cpu_busy_nbc},
-      {"cpu_busy_blocking", &p.cpu_busy_blocking}};
+  const std::pair<const char*, const Spread*> per_row[] = {{"r_mpi_impact", &p.r_mpi_impact},
+                                                           {"cpu_busy_nbc", &p.cpu_busy_nbc},
+                                                           {"cpu_busy_blocking", &p.cpu_busy_blocking}};
   for (const auto& [name, s] : per_row) ExpectSpread(w[name], *s, at + " " + name);
   if (!p.valid) {
     EXPECT_EQ(w["invalid_reason"], p.invalid_reason) << at;
@@ -105,9 +108,11 @@ void ExpectPoint(const json& w, const PointResult& p) {
                                                   {"t_measured", p.t_measured}, {"t_call", p.t_call},
                                                   {"t_comp", p.t_comp},         {"t_wait", p.t_wait}};
   for (const auto& [name, v] : times) ExpectNumber(w[name], v, at + " " + name);
-  const std::pair<const char*, const Spread*> ratios[] = {
-      {"r_overhead", &p.r_overhead}, {"r_comm", &p.r_comm}, {"r_comp_slowdown", &p.r_comp_slowdown},
-      {"osu_overlap_pct", &p.osu_overlap_pct}, {"imb_overlap_pct", &p.imb_overlap_pct}};
+  const std::pair<const char*, const Spread*> ratios[] = {{"r_overhead", &p.r_overhead},
+                                                          {"r_comm", &p.r_comm},
+                                                          {"r_comp_slowdown", &p.r_comp_slowdown},
+                                                          {"osu_overlap_pct", &p.osu_overlap_pct},
+                                                          {"imb_overlap_pct", &p.imb_overlap_pct}};
   for (const auto& [name, s] : ratios) ExpectSpread(w[name], *s, at + " " + name);
   ASSERT_EQ(w["per_rank"].size(), p.per_rank.size()) << at;
   for (std::size_t r = 0; r < p.per_rank.size(); ++r) {

@@ -48,7 +48,8 @@ json CommRef() {
 
 // The computation references: the longest rank's t4 - t1, max(4, 3) = 4.
 json CompRef() {
-  return SampleSet({{{0, 0, 0, 4}, {0, 0, 0, 3}}, {{0, 0, 0, 4}, {0, 0, 0, 3}}, {{0, 0, 0, 4}, {0, 0, 0, 3}}});
+  return SampleSet(
+      {{{0, 0, 0, 4}, {0, 0, 0, 3}}, {{0, 0, 0, 4}, {0, 0, 0, 3}}, {{0, 0, 0, 4}, {0, 0, 0, 3}}});
 }
 
 // Overlap samples, stamps t1 start, t2 after the call, t3 after compute, t4
@@ -92,8 +93,8 @@ json Overlap() {
 // comp 4 ms: its only passive record is late: an error, no ratio.
 RawRun SyntheticRun() {
   RawRun run;
-  run.context = Rec(record::kContext, {{"ranks", 2}, {"comm_targets", {1e-3, 2e-3}},
-                                       {"comp_targets", {2e-3, 4e-3, 8e-3}}});
+  run.context = Rec(record::kContext,
+                    {{"ranks", 2}, {"comm_targets", {1e-3, 2e-3}}, {"comp_targets", {2e-3, 4e-3, 8e-3}}});
   run.records.push_back(run.context);
   auto add = [&](std::string_view type, json fields) { run.records.push_back(Rec(type, std::move(fields))); };
   // One offset point per rank: rank 1's local - global = 1 s.
@@ -103,14 +104,24 @@ RawRun SyntheticRun() {
     add(record::kCompCalibration, {{"target", t}, {"converged", true}, {"reason", ""}});
   add(record::kCommCalibration, {{"target", 1e-3}, {"converged", true}, {"reason", ""}});
   add(record::kCommCalibration, {{"target", 2e-3}, {"converged", false}, {"reason", "a step"}});
-  add(record::kPoint, {{"comm_target", 1e-3}, {"comp_target", 2e-3}, {"bytes", 64}, {"n", 100},
-                       {"comm_ref", CommRef()}, {"comp_ref", CompRef()}, {"overlap", Overlap()},
+  add(record::kPoint, {{"comm_target", 1e-3},
+                       {"comp_target", 2e-3},
+                       {"bytes", 64},
+                       {"n", 100},
+                       {"comm_ref", CommRef()},
+                       {"comp_ref", CompRef()},
+                       {"overlap", Overlap()},
                        {"progress_tests", nullptr}});
   json two = Overlap();
   two["local"].erase(2);
   two["late_redone"] = 3;
-  add(record::kPoint, {{"comm_target", 1e-3}, {"comp_target", 4e-3}, {"bytes", 64}, {"n", 200},
-                       {"comm_ref", CommRef()}, {"comp_ref", CompRef()}, {"overlap", two},
+  add(record::kPoint, {{"comm_target", 1e-3},
+                       {"comp_target", 4e-3},
+                       {"bytes", 64},
+                       {"n", 200},
+                       {"comm_ref", CommRef()},
+                       {"comp_ref", CompRef()},
+                       {"overlap", two},
                        {"progress_tests", 7}});
   add(record::kPassive,
       {{"comp_target", 2e-3}, {"n", 100}, {"round", 0}, {"times", {1, 2, 3, 1.5, 1, 4}}, {"late", false}});
@@ -236,8 +247,9 @@ TEST(Reduce, CalibrationAndClockSections) {
 
 TEST(Reduce, ConformanceFailureIsNamed) {
   RawRun run = SyntheticRun();
-  run.records.push_back(Rec(record::kConformanceFailure,
-                            {{"collective", "ibcast"}, {"count", 5}, {"bytes", 20}, {"error", "byte 3 is 7"}}));
+  run.records.push_back(
+      Rec(record::kConformanceFailure,
+          {{"collective", "ibcast"}, {"count", 5}, {"bytes", 20}, {"error", "byte 3 is 7"}}));
   EXPECT_EQ(Reduce(run, {}).conformance_error, "ibcast with count 5 (20 bytes per rank): byte 3 is 7");
 }
 

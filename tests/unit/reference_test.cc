@@ -57,7 +57,8 @@ TEST(ReferenceTest, NothingSetIsInactive) {
 TEST(ReferenceTest, BadValuesNameTheVariableAndWhatIsAllowed) {
   std::string error;
   EXPECT_FALSE(Read({{"NBCGUARD_REFERENCE", "fast"}}, &error));
-  EXPECT_NE(error.find("NBCGUARD_REFERENCE='fast': expected one of none, background"), std::string::npos) << error;
+  EXPECT_NE(error.find("NBCGUARD_REFERENCE='fast': expected one of none, background"), std::string::npos)
+      << error;
   EXPECT_FALSE(Read({{"NBCGUARD_REFERENCE", "deferred"}, {"NBCGUARD_REFERENCE_LATENCY", "2ms"}}, &error));
   EXPECT_NE(error.find("NBCGUARD_REFERENCE_LATENCY='2ms': expected a number"), std::string::npos) << error;
   EXPECT_FALSE(Read({{"NBCGUARD_REFERENCE", "deferred"}, {"NBCGUARD_REFERENCE_SHARE", "1.5"}}, &error));

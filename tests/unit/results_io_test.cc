@@ -41,7 +41,8 @@ std::string ErrorOf(const std::string& text) {
 }
 
 fs::path TempDir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("nbcguard-results-io-" + name + "-" + std::to_string(getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("nbcguard-results-io-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -137,7 +138,8 @@ TEST(ResultsIo, RootNotAnObject) {
 TEST(ResultsIo, PartitionedPointsFollowTheirOwnShape) {
   json j = Minimal();
   j["kind"] = "partitioned";
-  j["points"] = json::parse(R"([{"partition_bytes": 65536, "order": "left-right", "threads": 1, "valid": "no"}])");
+  j["points"] =
+      json::parse(R"([{"partition_bytes": 65536, "order": "left-right", "threads": 1, "valid": "no"}])");
   EXPECT_EQ(ValidateResults(j), "points[0].valid: expected boolean, got string");
   j["points"][0]["valid"] = false;
   EXPECT_EQ(ValidateResults(j), "");
@@ -213,7 +215,8 @@ TEST(ResultsIo, WriteIntoAReadOnlyDirectoryFails) {
   fs::permissions(dir, fs::perms::owner_all);
   // A directory that does not exist fails the same way, for root too.
   const std::string e = WriteResults(dir / "missing" / "results.json", Minimal());
-  EXPECT_NE(e.find("cannot write " + (dir / "missing" / "results.json").string() + ": "), std::string::npos) << e;
+  EXPECT_NE(e.find("cannot write " + (dir / "missing" / "results.json").string() + ": "), std::string::npos)
+      << e;
   // And so does a path that is a directory.
   fs::create_directories(dir / "results.json");
   EXPECT_NE(WriteResults(dir / "results.json", Minimal()), "");
@@ -245,9 +248,10 @@ TEST(ResultsIo, SchemaUsesOnlyImplementedKeywords) {
   std::set<std::string> used;
   CollectKeywords(ResultsSchema(), &used);
   const std::set<std::string> implemented = {
-      "$schema", "title", "description", "$defs", "$ref", "type", "const", "enum", "minimum", "maximum",
-      "minItems", "maxItems", "required", "properties", "items", "if", "then", "else"};
-  for (const std::string& k : used) EXPECT_TRUE(implemented.count(k)) << "schema keyword not implemented: " << k;
+      "$schema", "title",    "description", "$defs",    "$ref",       "type",  "const", "enum", "minimum",
+      "maximum", "minItems", "maxItems",    "required", "properties", "items", "if",    "then", "else"};
+  for (const std::string& k : used)
+    EXPECT_TRUE(implemented.count(k)) << "schema keyword not implemented: " << k;
 }
 
 }  // namespace

@@ -27,12 +27,13 @@ void ExpectDocsMatchTables(SchemaDoc doc) {
   const std::string page = ReadPage(doc);
   ASSERT_FALSE(page.empty()) << SchemaDocPage(doc) << " is missing or empty";
   const std::optional<std::string> section = GeneratedSection(page, doc);
-  ASSERT_TRUE(section.has_value()) << SchemaDocPage(doc) << " has no section between \"" << SchemaDocBegin(doc)
-                                   << "\" and \"" << SchemaDocEnd(doc) << "\"";
+  ASSERT_TRUE(section.has_value()) << SchemaDocPage(doc) << " has no section between \""
+                                   << SchemaDocBegin(doc) << "\" and \"" << SchemaDocEnd(doc) << "\"";
   EXPECT_EQ(*section, RenderSchemaDoc(doc))
       << SchemaDocPage(doc) << " differs from the schema tables in harness/src/spec/. Regenerate it with\n"
-      << "  build/<preset>/harness/nbcguard-schema-doc " << ToString(doc) << " --update " << SchemaDocPage(doc)
-      << "\n(or paste the output of `nbcguard-schema-doc " << ToString(doc) << "` between the markers).";
+      << "  build/<preset>/harness/nbcguard-schema-doc " << ToString(doc) << " --update "
+      << SchemaDocPage(doc) << "\n(or paste the output of `nbcguard-schema-doc " << ToString(doc)
+      << "` between the markers).";
 }
 
 TEST(SchemaDoc, CasesPageMatchesTheSchemaTables) { ExpectDocsMatchTables(SchemaDoc::kCases); }
@@ -46,7 +47,8 @@ std::vector<std::string> Allowed(const std::vector<SpecError>& errors, const std
     if (at == std::string::npos) continue;
     std::vector<std::string> out;
     std::stringstream list(e.message.substr(at + marker.size()));
-    for (std::string key; std::getline(list, key, ',');) out.push_back(key.substr(key.find_first_not_of(' ')));
+    for (std::string key; std::getline(list, key, ',');)
+      out.push_back(key.substr(key.find_first_not_of(' ')));
     return out;
   }
   return {};
@@ -60,13 +62,15 @@ void ExpectRows(const std::string& table, const std::vector<SpecError>& errors, 
   for (const std::string& key : keys) {
     std::string row = "| `" + prefix + key + "` |";
     for (std::size_t i = 0; (i = row.find('|', i + 1)) < row.size() - 1;) row.insert(i++, "\\");
-    EXPECT_NE(table.find(row), std::string::npos) << "the parser accepts " << prefix << key
-                                                  << ", the rendered table has no row for it";
+    EXPECT_NE(table.find(row), std::string::npos)
+        << "the parser accepts " << prefix << key << ", the rendered table has no row for it";
   }
 }
 
 std::vector<SpecError> CaseErrors(const std::string& yaml) { return ParseCaseSpec(yaml, "t.yaml").errors; }
-std::vector<SpecError> ThresholdErrors(const std::string& yaml) { return ParseThresholdSpec(yaml, "t.yaml").errors; }
+std::vector<SpecError> ThresholdErrors(const std::string& yaml) {
+  return ParseThresholdSpec(yaml, "t.yaml").errors;
+}
 
 TEST(SchemaDoc, EveryCaseKeyTheParserAcceptsIsRendered) {
   const std::string table = RenderSchemaDoc(SchemaDoc::kCases);
@@ -75,14 +79,18 @@ TEST(SchemaDoc, EveryCaseKeyTheParserAcceptsIsRendered) {
   ExpectRows(table, CaseErrors(overlap + grid + "bogus: 1\n"), "");
   ExpectRows(table, CaseErrors("kind: partitioned\nname: t\nnodes: 2\npartitioned: {}\nbogus: 1\n"), "");
   ExpectRows(table, CaseErrors(overlap + "grid: {comm: [1ms], comp: [1ms], bogus: 1}\n"), "grid.");
-  ExpectRows(table, CaseErrors(overlap + "grid: {comm: {from: 1ms, to: 2ms, factor: 2, bogus: 1}, comp: [1ms]}\n"),
+  ExpectRows(table,
+             CaseErrors(overlap + "grid: {comm: {from: 1ms, to: 2ms, factor: 2, bogus: 1}, comp: [1ms]}\n"),
              "grid.<axis>.");
-  ExpectRows(table, CaseErrors(overlap + grid + "reference: {behaviour: deferred, bogus: 1}\n"), "reference.");
+  ExpectRows(table, CaseErrors(overlap + grid + "reference: {behaviour: deferred, bogus: 1}\n"),
+             "reference.");
   ExpectRows(table, CaseErrors(overlap + grid + "progression: {bogus: 1}\n"), "progression.");
   const std::string partitioned = "kind: partitioned\nname: t\nnodes: 2\n";
   ExpectRows(table, CaseErrors(partitioned + "partitioned: {bogus: 1}\n"), "partitioned.");
-  ExpectRows(table, CaseErrors(partitioned + "partitioned: {partitions: {from: 1KiB, to: 8KiB, factor: 2, bogus: 1}}\n"),
-             "partitioned.partitions.");
+  ExpectRows(
+      table,
+      CaseErrors(partitioned + "partitioned: {partitions: {from: 1KiB, to: 8KiB, factor: 2, bogus: 1}}\n"),
+      "partitioned.partitions.");
 }
 
 TEST(SchemaDoc, EveryThresholdKeyTheParserAcceptsIsRendered) {
@@ -91,12 +99,14 @@ TEST(SchemaDoc, EveryThresholdKeyTheParserAcceptsIsRendered) {
   auto rule = [&](const std::string& body) {
     return ThresholdErrors(head + "rules:\n  - {name: r, source: s, " + body + "}\n");
   };
-  ExpectRows(table, ThresholdErrors(head + "rules:\n  - {name: r, source: s, limits: {r_comm: {max: 1}}}\nbogus: 1\n"),
-             "");
+  ExpectRows(
+      table,
+      ThresholdErrors(head + "rules:\n  - {name: r, source: s, limits: {r_comm: {max: 1}}}\nbogus: 1\n"), "");
   ExpectRows(table, rule("limits: {r_comm: {max: 1}}, bogus: 1"), "rules[].");
   ExpectRows(table, rule("match: {bogus: 1}, limits: {r_comm: {max: 1}}"), "rules[].match.");
   ExpectRows(table, rule("region: {bogus: 1}, limits: {r_comm: {max: 1}}"), "rules[].region.");
-  ExpectRows(table, rule("region: {comm: {bogus: 1}}, limits: {r_comm: {max: 1}}"), "rules[].region.<comm|comp>.");
+  ExpectRows(table, rule("region: {comm: {bogus: 1}}, limits: {r_comm: {max: 1}}"),
+             "rules[].region.<comm|comp>.");
   ExpectRows(table, rule("region: {partition: {bogus: 1}}, limits: {r_partitioned: {min: 1}}"),
              "rules[].region.partition.");
   ExpectRows(table, rule("limits: {bogus: {max: 1}}"), "rules[].limits.", "allowed metrics: ");
@@ -105,12 +115,13 @@ TEST(SchemaDoc, EveryThresholdKeyTheParserAcceptsIsRendered) {
 
 TEST(SchemaDoc, RenderingEscapesMarkdown) {
   const std::string table = RenderSchemaTable({{"a.<x|y>", "one of a|b, thread-*", true, "", "<b>"}});
-  EXPECT_NE(table.find("| `a.<x\\|y>` | yes | one of a\\|b, thread-\\* |  | \\<b> |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| `a.<x\\|y>` | yes | one of a\\|b, thread-\\* |  | \\<b> |"), std::string::npos)
+      << table;
 }
 
 TEST(SchemaDoc, SectionIsReplacedBetweenTheMarkers) {
-  const std::string page =
-      "intro\n" + SchemaDocBegin(SchemaDoc::kCases) + "\nold\n" + SchemaDocEnd(SchemaDoc::kCases) + "\nafter\n";
+  const std::string page = "intro\n" + SchemaDocBegin(SchemaDoc::kCases) + "\nold\n" +
+                           SchemaDocEnd(SchemaDoc::kCases) + "\nafter\n";
   std::optional<std::string> updated = ReplaceGeneratedSection(page, SchemaDoc::kCases);
   ASSERT_TRUE(updated.has_value());
   EXPECT_EQ(*GeneratedSection(*updated, SchemaDoc::kCases), RenderSchemaDoc(SchemaDoc::kCases));

@@ -13,7 +13,7 @@ namespace nbcguard {
 namespace {
 
 const std::string kCases = std::string(NBCGUARD_TEST_DATA) + "/cases";
-const std::string kOverlap = kCases + "/good/full.yaml";            // nodes 8, 2, 4 x progress, basic, dedicated
+const std::string kOverlap = kCases + "/good/full.yaml";  // nodes 8, 2, 4 x progress, basic, dedicated
 const std::string kPartitioned = kCases + "/good/partitioned.yaml";  // nodes 2
 const std::string kBroken = kCases + "/bad/bad_name.yaml";
 
@@ -31,10 +31,10 @@ TEST(TestInstance, OneTestPerRankCountAndDeployment) {
   const ListedTest* t = Find(tests, "mpich.iallreduce-full_1.n4.dedicated");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->args, (std::vector<std::string>{"run", kOverlap, "--nodes", "4", "--deployment", "dedicated",
-                                               "--config", "/b/nbcguard-config.json", "--baseline", "/nightly",
-                                               "--ctest"}));
-  EXPECT_EQ(t->labels, (std::vector<std::string>{"cases", "iallreduce-full_1", "iallreduce", "n4", "dedicated",
-                                                 "mpich", "quick", "nightly"}));
+                                               "--config", "/b/nbcguard-config.json", "--baseline",
+                                               "/nightly", "--ctest"}));
+  EXPECT_EQ(t->labels, (std::vector<std::string>{"cases", "iallreduce-full_1", "iallreduce", "n4",
+                                                 "dedicated", "mpich", "quick", "nightly"}));
   EXPECT_EQ(t->timeout, 2);  // 1.5 s, whole seconds up
   EXPECT_EQ(t->processors, 4);
   EXPECT_EQ(t->kind, "overlap");
@@ -49,7 +49,8 @@ TEST(TestInstance, PartitionedHasNoDeploymentNorBaseline) {
   EXPECT_EQ(t.args, (std::vector<std::string>{"run", kPartitioned, "--nodes", "2", "--config",
                                               "/b/nbcguard-config.json", "--ctest"}));
   // "partitioned" stands where an overlap test has its collective, once.
-  EXPECT_EQ(t.labels, (std::vector<std::string>{"cases", "partitioned-full", "partitioned", "n2", "mpich", "quick"}));
+  EXPECT_EQ(t.labels,
+            (std::vector<std::string>{"cases", "partitioned-full", "partitioned", "n2", "mpich", "quick"}));
   EXPECT_EQ(t.timeout, 90);
   EXPECT_EQ(t.processors, 2);
   EXPECT_EQ(t.kind, "partitioned");
@@ -92,7 +93,8 @@ TEST(TestInstance, JsonDocumentHasExactlyTheAgreedKeys) {
   std::vector<std::string> keys;
   for (const auto& [k, v] : t.items()) keys.push_back(k);
   std::sort(keys.begin(), keys.end());
-  EXPECT_EQ(keys, (std::vector<std::string>{"args", "case_file", "kind", "labels", "name", "processors", "timeout"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"args", "case_file", "kind", "labels", "name", "processors",
+                                            "timeout"}));
   EXPECT_EQ(t["name"], "mpich.partitioned-full.n2.partitioned");
   EXPECT_EQ(t["args"][0], "run");
   EXPECT_EQ(t["timeout"], 90);

@@ -44,8 +44,7 @@ TEST(ThresholdSpec, FullFileParsesToTheExpectedSpec) {
   EXPECT_TRUE(basic.match.collectives.empty());
   EXPECT_TRUE(basic.match.nodes.empty());
   EXPECT_FALSE(basic.region.comm_min || basic.region.comm_max || basic.region.comp_min ||
-               basic.region.comp_max || basic.region.comp_over_comm_min ||
-               basic.region.comp_over_comm_max);
+               basic.region.comp_max || basic.region.comp_over_comm_min || basic.region.comp_over_comm_max);
   ASSERT_EQ(basic.limits.size(), 2u);
   EXPECT_EQ(basic.limits[0].metric, Metric::kOverhead);
   EXPECT_EQ(basic.limits[0].max, 1.3);
@@ -56,8 +55,7 @@ TEST(ThresholdSpec, FullFileParsesToTheExpectedSpec) {
   const Rule& band = t.rules[1];
   EXPECT_EQ(band.name, "progress-band");
   EXPECT_EQ(band.where.line, 9);
-  EXPECT_EQ(band.match.deployments,
-            (std::vector<Deployment>{Deployment::kProgress, Deployment::kDedicated}));
+  EXPECT_EQ(band.match.deployments, (std::vector<Deployment>{Deployment::kProgress, Deployment::kDedicated}));
   EXPECT_EQ(band.match.collectives, (std::vector<std::string>{"ibcast", "ireduce"}));
   EXPECT_EQ(band.match.nodes, (std::vector<int>{2, 4}));
   EXPECT_EQ(band.match.labels, std::vector<std::string>{"quick"});
@@ -97,7 +95,7 @@ TEST(ThresholdSpec, PartitionedRulesGetTheirKind) {
   EXPECT_FALSE(rules[2].region.ContainsPartitioned(65536 * 2, "random", 2));  // above max
   EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "left-right", 2));   // other order
   EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "random", 1));       // other thread count
-  EXPECT_TRUE(Region().ContainsPartitioned(1, "left-right", 1));             // empty region: all
+  EXPECT_TRUE(Region().ContainsPartitioned(1, "left-right", 1));              // empty region: all
 }
 
 TEST(ThresholdSpec, MinimalTextParses) {
@@ -178,8 +176,7 @@ TEST(ThresholdSpecBadFiles, ThereAreEnoughFixtures) {
 // ---------------------------------------------------------------- project files
 
 TEST(ThresholdSpecProjectFiles, EveryThresholdFileParses) {
-  std::vector<std::string> files =
-      testing::YamlFiles(std::string(NBCGUARD_SOURCE_DIR) + "/thresholds");
+  std::vector<std::string> files = testing::YamlFiles(std::string(NBCGUARD_SOURCE_DIR) + "/thresholds");
   if (files.empty()) GTEST_SKIP() << "no thresholds/*.yaml yet";
   for (const auto& path : files) {
     Parsed<ThresholdSpec> parsed = LoadThresholdSpec(path);
@@ -213,9 +210,9 @@ TEST(ThresholdSpecRegion, CompOverCommUsesTheTargetRatio) {
   Region r;
   r.comp_over_comm_min = 0.25;
   r.comp_over_comm_max = 4;
-  EXPECT_TRUE(r.Contains(4e-3, 1e-3));   // 0.25, on the edge
-  EXPECT_TRUE(r.Contains(1e-3, 4e-3));   // 4, on the edge
-  EXPECT_TRUE(r.Contains(2e-3, 2e-3));   // 1
+  EXPECT_TRUE(r.Contains(4e-3, 1e-3));    // 0.25, on the edge
+  EXPECT_TRUE(r.Contains(1e-3, 4e-3));    // 4, on the edge
+  EXPECT_TRUE(r.Contains(2e-3, 2e-3));    // 1
   EXPECT_FALSE(r.Contains(16e-3, 1e-3));  // 1/16
   EXPECT_FALSE(r.Contains(1e-3, 16e-3));  // 16
   EXPECT_FALSE(r.Contains(0, 0));         // undefined ratio
@@ -232,8 +229,7 @@ TEST(ThresholdSpecRegion, AllBoundsMustHold) {
 
 // ---------------------------------------------------------------- selection
 
-ThresholdSpec Spec(const std::string& implementation, const std::string& versions,
-                   const std::string& file) {
+ThresholdSpec Spec(const std::string& implementation, const std::string& versions, const std::string& file) {
   std::string text = kMinimal;
   text.replace(text.find("mpich"), 5, implementation);
   text.replace(text.find(">=4.0"), 5, versions);

@@ -36,8 +36,8 @@ TEST(UnitsParseDuration, AcceptsDecimalsExponentsAndOneSpace) {
 }
 
 TEST(UnitsParseDuration, RejectsWithAMessageThatSaysWhatIsAllowed) {
-  for (const char* bad : {"5", "5min", "ms", "-1ms", "0s", "0.0ms", "1e-400s", "1e400s", "nan s",
-                          "infs", "1.5.2ms", "5  ms", "5 m s", "", "1ms2", "0x10ms", "1es", "5MS"}) {
+  for (const char* bad : {"5", "5min", "ms", "-1ms", "0s", "0.0ms", "1e-400s", "1e400s", "nan s", "infs",
+                          "1.5.2ms", "5  ms", "5 m s", "", "1ms2", "0x10ms", "1es", "5MS"}) {
     std::string error;
     EXPECT_FALSE(ParseDuration(bad, &error).has_value()) << bad;
     EXPECT_EQ(error, std::string("expected a positive duration with a unit (ns, us, ms, s), e.g. "
@@ -63,12 +63,14 @@ TEST(UnitsParseBytes, BinaryAndDecimalUnits) {
 }
 
 TEST(UnitsParseBytes, RejectsWithAMessageThatSaysWhatIsAllowed) {
-  for (const char* bad : {"64", "64k", "64kib", "0B", "-1KiB", "0.5B", "1.1B", "KiB", "", "1e30GiB", "nanB"}) {
+  for (const char* bad :
+       {"64", "64k", "64kib", "0B", "-1KiB", "0.5B", "1.1B", "KiB", "", "1e30GiB", "nanB"}) {
     std::string error;
     EXPECT_FALSE(ParseBytes(bad, &error).has_value()) << bad;
-    EXPECT_EQ(error, std::string("expected a positive whole number of bytes with a unit (B, KiB, MiB, GiB, kB, "
-                                 "MB, GB), e.g. 64KiB; got \"") +
-                         bad + "\"");
+    EXPECT_EQ(error,
+              std::string("expected a positive whole number of bytes with a unit (B, KiB, MiB, GiB, kB, "
+                          "MB, GB), e.g. 64KiB; got \"") +
+                  bad + "\"");
   }
 }
 
@@ -156,8 +158,8 @@ TEST(UnitsGeometricRange, SizeMatchesTheRangeWithoutBuildingIt) {
 }
 
 TEST(UnitsDeployment, NamesRoundTrip) {
-  EXPECT_EQ(DeploymentNames(), (std::vector<std::string>{"basic", "progress", "dedicated", "poll", "thread-bind",
-                                                        "thread-numa", "thread-odd-even"}));
+  EXPECT_EQ(DeploymentNames(), (std::vector<std::string>{"basic", "progress", "dedicated", "poll",
+                                                         "thread-bind", "thread-numa", "thread-odd-even"}));
   for (const auto& name : DeploymentNames()) {
     std::optional<Deployment> d = ParseDeployment(name);
     ASSERT_TRUE(d.has_value()) << name;
@@ -169,9 +171,8 @@ TEST(UnitsDeployment, NamesRoundTrip) {
 
 TEST(UnitsDeployment, CollectiveNamesAreTheHarnessRegistry) {
   EXPECT_EQ(CollectiveNames(),
-            (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather", "ialltoall",
-                                      "igather", "iscatter", "ireduce_scatter_block", "iscan",
-                                      "iexscan", "ibarrier"}));
+            (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather", "ialltoall", "igather",
+                                      "iscatter", "ireduce_scatter_block", "iscan", "iexscan", "ibarrier"}));
 }
 
 TEST(UnitsSpecError, ToStringOmitsUnknownLine) {
@@ -187,7 +188,6 @@ TEST(UnitsSpecError, ParsedJoinsErrorsByLine) {
   EXPECT_EQ(p.ErrorText(), "f:1:2: one\nf: two");
   EXPECT_FALSE(p.ok());
 }
-
 
 TEST(FormatBandwidth, DecimalUnitsThreeDigits) {
   EXPECT_EQ(FormatBandwidth(5.94e9), "5.94GB/s");

@@ -248,8 +248,7 @@ TEST(VerdictTest, MinLimit) {
   EXPECT_EQ(v.failures[0].metric, Metric::kMpiImpact);
   ASSERT_EQ(v.within_noise.size(), 1u);
   EXPECT_FALSE(v.within_noise[0].is_max);
-  EXPECT_NE(v.failures[0].Message().find("< min 0.900"), std::string::npos)
-      << v.failures[0].Message();
+  EXPECT_NE(v.failures[0].Message().find("< min 0.900"), std::string::npos) << v.failures[0].Message();
 }
 
 TEST(VerdictTest, MinAndMaxOnOneLimitAndEachMetric) {
@@ -364,8 +363,7 @@ TEST(VerdictTest, RuleWithEmptyRegionChecksNothingAndFails) {
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.rules_applied, 1);
   EXPECT_EQ(v.points_checked, 0);
-  EXPECT_EQ(v.Summary(),
-            "FAIL: no grid point in any rule's region; 1 rule(s), 0 point check(s)");
+  EXPECT_EQ(v.Summary(), "FAIL: no grid point in any rule's region; 1 rule(s), 0 point check(s)");
 }
 
 TEST(VerdictTest, CountsOverSeveralRules) {
@@ -420,7 +418,6 @@ TEST(VerdictTest, MessageWithinNoiseAndFormatting) {
       << m;
 }
 
-
 // ---------------------------------------------------------------- project files
 
 // A test that some rule of a library's threshold file applies to, but whose
@@ -458,8 +455,8 @@ TEST(VerdictProjectFiles, EveryRuledCaseHasAPointInARegion) {
           }
           if (!applies) continue;
           ++ruled;
-          EXPECT_TRUE(checks) << path << " (" << ToString(d) << ", " << nodes << " ranks) under "
-                              << spec.file << ": rules apply but no grid point lies in their regions";
+          EXPECT_TRUE(checks) << path << " (" << ToString(d) << ", " << nodes << " ranks) under " << spec.file
+                              << ": rules apply but no grid point lies in their regions";
         }
       }
     }
@@ -525,8 +522,9 @@ TEST(VerdictConfirmTest, NoSecondMeasurementLeavesTheFailure) {
   TwoFailures t;
   std::vector<PointResult> again = Grid();
   *Find(again, 16e-3, 16e-3) = Invalid(16e-3, 16e-3, "calibration did not converge");
-  again.erase(std::remove_if(again.begin(), again.end(), [](const PointResult& p) { return p.comm_target == 4e-3; }),
-              again.end());
+  again.erase(
+      std::remove_if(again.begin(), again.end(), [](const PointResult& p) { return p.comm_target == 4e-3; }),
+      again.end());
   const Verdict c = Confirm(t.v, again, Ctx(), {t.rule});
   EXPECT_FALSE(c.pass);
   EXPECT_EQ(c.failures.size(), 2u);
@@ -571,8 +569,9 @@ TEST(VerdictConfirmTest, InvalidInBothJobsStillFails) {
   EXPECT_EQ(c.invalid, j.v.invalid);
   EXPECT_TRUE(c.remeasured.empty());
   // No second measurement of it at all: the same.
-  again.erase(std::remove_if(again.begin(), again.end(), [](const PointResult& p) { return p.comm_target == 1e-3; }),
-              again.end());
+  again.erase(
+      std::remove_if(again.begin(), again.end(), [](const PointResult& p) { return p.comm_target == 1e-3; }),
+      again.end());
   EXPECT_EQ(Confirm(j.v, again, Ctx(), {j.t.rule}).invalid, j.v.invalid);
 }
 
@@ -625,13 +624,15 @@ TEST(VerdictConfirmTest, InvalidUnderTwoRulesIsJudgedOncePerPoint) {
   const std::vector<Rule> rules = {MakeRule("overhead", {Max(Metric::kOverhead, 0.8)}),
                                    MakeRule("comm", {Max(Metric::kComm, 0.8)})};
   std::vector<PointResult> first = Grid();
-  const std::vector<std::pair<double, double>> points = {{1e-3, 1e-3}, {4e-3, 16e-3}, {16e-3, 1e-3}, {16e-3, 4e-3}};
-  for (const auto& [comm, comp] : points) *Find(first, comm, comp) = Invalid(comm, comp, "calibration did not converge");
+  const std::vector<std::pair<double, double>> points = {
+      {1e-3, 1e-3}, {4e-3, 16e-3}, {16e-3, 1e-3}, {16e-3, 4e-3}};
+  for (const auto& [comm, comp] : points)
+    *Find(first, comm, comp) = Invalid(comm, comp, "calibration did not converge");
   const Verdict v = Evaluate(first, Ctx(), rules);
   ASSERT_EQ(v.invalid.size(), 8u);  // four points x two rules
   std::vector<PointResult> again = Grid();
   *Find(again, 4e-3, 16e-3) = Invalid(4e-3, 16e-3, "fewer than 3 reference samples");
-  Find(again, 16e-3, 4e-3)->r_comm = S(kNaN, kNaN, kNaN);  // valid, but no r_comm
+  Find(again, 16e-3, 4e-3)->r_comm = S(kNaN, kNaN, kNaN);    // valid, but no r_comm
   Find(again, 16e-3, 1e-3)->r_overhead = S(0.95, 0.9, 1.0);  // past 0.8 beyond noise
   const Verdict c = Confirm(v, again, Ctx(), rules);
   EXPECT_FALSE(c.pass);
@@ -646,9 +647,10 @@ TEST(VerdictConfirmTest, InvalidUnderTwoRulesIsJudgedOncePerPoint) {
   for (const std::string& line : c.remeasured) remeasured.push_back(brief(line));
   for (const InvalidPoint& i : c.invalid) still.push_back(brief(i.line));
   ASSERT_EQ(remeasured.size(), 4u);
-  EXPECT_EQ(remeasured, (std::vector<std::string>{
-                            "comm=1ms comp=1ms [rule 'overhead'] +found", "comm=16ms comp=1ms [rule 'overhead'] +found",
-                            "comm=1ms comp=1ms [rule 'comm']", "comm=16ms comp=1ms [rule 'comm']"}));
+  EXPECT_EQ(remeasured,
+            (std::vector<std::string>{
+                "comm=1ms comp=1ms [rule 'overhead'] +found", "comm=16ms comp=1ms [rule 'overhead'] +found",
+                "comm=1ms comp=1ms [rule 'comm']", "comm=16ms comp=1ms [rule 'comm']"}));
   EXPECT_NE(c.remeasured[0].find("within every limit"), std::string::npos) << c.remeasured[0];
   EXPECT_NE(c.remeasured[1].find("r_overhead = 0.950"), std::string::npos) << c.remeasured[1];
   EXPECT_EQ(still, (std::vector<std::string>{

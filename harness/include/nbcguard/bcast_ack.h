@@ -18,9 +18,9 @@ namespace nbcguard {
 
 struct AckDestination {
   int rank = 0;
-  Spread e;        // root's time per iteration: broadcast + acknowledgement from `rank`
-  Spread rtt;      // root's round trip to `rank` with the acknowledgement's message
-  double ol = 0;   // OL_i = median E_i - median RTT_i / 2
+  Spread e;       // root's time per iteration: broadcast + acknowledgement from `rank`
+  Spread rtt;     // root's round trip to `rank` with the acknowledgement's message
+  double ol = 0;  // OL_i = median E_i - median RTT_i / 2
 };
 
 // OL_i from the root's per-iteration times (medians: robust on a shared
@@ -49,9 +49,9 @@ struct AgreementModel {
 struct BcastComparison {
   std::uint64_t bytes = 0;
   std::vector<AckDestination> destinations;
-  double ol = 0;       // max over destinations of OL_i (NaN without destinations)
-  int ol_rank = -1;    // the destination that gives it
-  Spread global;       // synchronized-clock times of the same broadcast
+  double ol = 0;          // max over destinations of OL_i (NaN without destinations)
+  int ol_rank = -1;       // the destination that gives it
+  Spread global;          // synchronized-clock times of the same broadcast
   double difference = 0;  // ol - global.median
   // The difference's range from the 95 % confidence intervals of the two
   // medians: [OL_lo - global_hi, OL_hi - global_lo] (OL_lo/hi: E_i's

@@ -14,8 +14,8 @@
 namespace nbcguard {
 
 struct CalibrationOptions {
-  double tolerance = 0.10;    // converged when |time - target| <= tolerance * target
-  int max_iterations = 24;    // cost evaluations before giving up
+  double tolerance = 0.10;  // converged when |time - target| <= tolerance * target
+  int max_iterations = 24;  // cost evaluations before giving up
   std::uint64_t min_size = 1;
   std::uint64_t max_size = std::uint64_t(1) << 24;
   std::uint64_t start_size = 0;  // 0 = min_size
@@ -40,10 +40,10 @@ struct CalibrationStep {
 
 struct CalibrationResult {
   bool converged = false;
-  std::uint64_t size = 0;   // best size found (closest to target); 0 when nothing measured
-  double time = 0;          // its measured time
+  std::uint64_t size = 0;              // best size found (closest to target); 0 when nothing measured
+  double time = 0;                     // its measured time
   std::vector<CalibrationStep> steps;  // every evaluation, in order
-  std::string reason;       // why it did not converge (empty when converged)
+  std::string reason;                  // why it did not converge (empty when converged)
 };
 
 // cost(size) returns the (median) time in seconds for `size`; sizes are
@@ -82,7 +82,7 @@ struct CalibrationResult {
 // time from `cost` stops the search (not converged). A non-positive or
 // non-finite target, a negative tolerance, a non-positive growth_exponent
 // or min_size > max_size are not converged with no evaluation.
-CalibrationResult CalibrateSize(const std::function<double(std::uint64_t)>& cost,
-                                double target, const CalibrationOptions& options);
+CalibrationResult CalibrateSize(const std::function<double(std::uint64_t)>& cost, double target,
+                                const CalibrationOptions& options);
 
 }  // namespace nbcguard

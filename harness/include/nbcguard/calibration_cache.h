@@ -25,7 +25,7 @@
 namespace nbcguard {
 
 struct CalibrationCacheKey {
-  std::string library;     // MPI_Get_library_version, whitespace runs folded to one space
+  std::string library;  // MPI_Get_library_version, whitespace runs folded to one space
   int ranks = 0;
   std::vector<std::string> hosts;  // "host:ranks", sorted
   std::string collective;
@@ -56,7 +56,8 @@ std::string SerializeCalibrationCache(const CalibrationCacheKey& key, const Cali
 // is wrong) when the text is not a cache file of this format; an empty set
 // of entries (no error) when the file belongs to another key.
 std::optional<CalibrationCacheEntries> ParseCalibrationCache(const std::string& text, const std::string& file,
-                                                             const CalibrationCacheKey& key, std::string* error);
+                                                             const CalibrationCacheKey& key,
+                                                             std::string* error);
 
 // Reads dir/key.FileName(). A missing file: empty entries, no error. An
 // unreadable or malformed one: empty entries and *error says why (the

@@ -17,18 +17,18 @@ namespace nbcguard {
 // overlap cases, partitioned to partitioned cases. A key of the other kind
 // is an error at that key.
 struct CaseSpec {
-  std::string file;        // path it was read from
-  std::string name;        // [a-z0-9_-]+, used in test names and labels
+  std::string file;  // path it was read from
+  std::string name;  // [a-z0-9_-]+, used in test names and labels
   CaseKind kind = CaseKind::kOverlap;
-  std::string collective;  // one of CollectiveNames()
-  std::vector<int> nodes;  // MPI process counts, each >= 2, unique
-  int threads = 0;         // OpenMP threads per process; 0 = auto
+  std::string collective;               // one of CollectiveNames()
+  std::vector<int> nodes;               // MPI process counts, each >= 2, unique
+  int threads = 0;                      // OpenMP threads per process; 0 = auto
   std::vector<Deployment> deployments;  // unique, non-empty
-  std::vector<double> comm_times;  // target communication times, seconds, ascending, unique
-  std::vector<double> comp_times;  // target computation times, seconds, ascending, unique
-  int repetitions = 15;            // samples per grid point, >= 3
-  std::vector<std::string> labels; // extra CTest labels (quick, nightly, ...)
-  double timeout = 600;            // seconds for one test (case x nodes x deployment)
+  std::vector<double> comm_times;       // target communication times, seconds, ascending, unique
+  std::vector<double> comp_times;       // target computation times, seconds, ascending, unique
+  int repetitions = 15;                 // samples per grid point, >= 3
+  std::vector<std::string> labels;      // extra CTest labels (quick, nightly, ...)
+  double timeout = 600;                 // seconds for one test (case x nodes x deployment)
   // A reference behaviour replacing the library's progression (ground-truth
   // tests; reference.h). Inactive unless the case has a `reference:` section.
   ReferenceSpec reference;

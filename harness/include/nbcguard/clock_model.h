@@ -1,4 +1,5 @@
-// One global clock for all ranks (Denis et al., CCPE 2022, section 4.2; docs/method.md, "One clock for all ranks": each rank's local clock modelled against rank 0's as
+// One global clock for all ranks (Denis et al., CCPE 2022, section 4.2; docs/method.md, "One clock for all
+// ranks": each rank's local clock modelled against rank 0's as
 //   offset(local) = local - global = offset0 + drift * (local - anchor)
 // fitted by least squares over min-round-trip offset measurements taken at
 // different times. Pure model code; the MPI exchanges live in clock_sync.

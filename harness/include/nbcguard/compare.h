@@ -83,10 +83,10 @@ struct TestKey {
 
 struct TestResults {
   TestKey key;
-  std::string library_version;           // first line of MPI_Get_library_version
-  nlohmann::json reference;              // null: the library's own progression
+  std::string library_version;            // first line of MPI_Get_library_version
+  nlohmann::json reference;               // null: the library's own progression
   nlohmann::json deployment_environment;  // variables set for the run
-  std::string source;                    // where it was read from (messages only)
+  std::string source;                     // where it was read from (messages only)
   std::vector<PointSamples> points;
   std::map<double, RatioSamples> mpi_impact;  // r_mpi_impact per computation target
 };
@@ -100,9 +100,9 @@ std::optional<TestResults> ParseTestResults(const nlohmann::json& j, const std::
 
 // The verdict on one ratio at one point.
 struct RatioDecision {
-  double difference = 0;  // absolute: new - base medians; relative: new / base - 1
-  double p_worse = 1;     // shifted test: worse by more than the tolerance
-  double p_better = 1;    // shifted test: better by more than the tolerance
+  double difference = 0;                // absolute: new - base medians; relative: new / base - 1
+  double p_worse = 1;                   // shifted test: worse by more than the tolerance
+  double p_better = 1;                  // shifted test: better by more than the tolerance
   bool worse_beyond_tolerance = false;  // the medians alone say "regression"
   // The baseline's median is known only to within more than the tolerance
   // (its confidence interval is wider than 2 x tolerance; relative: hi / lo >
@@ -111,11 +111,12 @@ struct RatioDecision {
   // Within-run samples share the run's machine state; a baseline run that was
   // noisy as a whole says nothing its repetitions can make up for.
   bool baseline_unresolved = false;
-  bool regression = false;              // ... and the shifted test confirms it
+  bool regression = false;  // ... and the shifted test confirms it
   bool improvement = false;
 };
 
-RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now, const CompareOptions& o);
+RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now,
+                          const CompareOptions& o);
 
 struct Change {
   TestKey test;

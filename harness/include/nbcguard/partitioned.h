@@ -95,11 +95,11 @@ void FillPattern(unsigned char* buffer, std::uint64_t bytes, std::uint64_t sampl
 void FillPoison(unsigned char* buffer, std::uint64_t bytes, std::uint64_t sample);
 // Offset of the first byte that differs from the pattern; nullopt when none.
 std::optional<std::uint64_t> FirstWrongByte(const unsigned char* buffer, std::uint64_t bytes,
-                                             std::uint64_t sample);
+                                            std::uint64_t sample);
 // "partitioned, partition 3 of 16 (bytes 1572864-2097151), byte 1572870:
 // expected 0x5a, got 0x00": names mechanism and partition.
-std::string DescribeWrongByte(Mechanism m, std::uint64_t partition_bytes, int partitions, std::uint64_t offset,
-                              unsigned char expected, unsigned char got);
+std::string DescribeWrongByte(Mechanism m, std::uint64_t partition_bytes, int partitions,
+                              std::uint64_t offset, unsigned char expected, unsigned char got);
 
 // ---------------------------------------------------------------- statistics
 
@@ -108,7 +108,7 @@ std::string DescribeWrongByte(Mechanism m, std::uint64_t partition_bytes, int pa
 std::vector<double> Bandwidths(std::uint64_t bytes, const std::vector<double>& times);
 
 struct PartitionedStats {
-  std::array<Spread, kMechanisms> bandwidth;  // bytes/s, per mechanism (index: Mechanism)
+  std::array<Spread, kMechanisms> bandwidth;      // bytes/s, per mechanism (index: Mechanism)
   std::array<double, kMechanisms> time_median{};  // seconds
   // The other mechanism with the highest median bandwidth (send, isend or
   // persistent); nullopt when none has one.

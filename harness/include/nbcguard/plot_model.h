@@ -122,9 +122,9 @@ struct LogAxis {
   std::vector<std::string> labels;
   double lo() const { return edges.front(); }
   double hi() const { return edges.back(); }
-  double Decades() const;             // log10(hi / lo)
-  double Fraction(double v) const;    // 0 at lo, 1 at hi, on the log scale
-  int IndexOf(double v) const;        // index of the value within relative 1e-6, or -1
+  double Decades() const;           // log10(hi / lo)
+  double Fraction(double v) const;  // 0 at lo, 1 at hi, on the log scale
+  int IndexOf(double v) const;      // index of the value within relative 1e-6, or -1
 };
 LogAxis MakeLogAxis(std::vector<double> values, double default_factor = 4.0);
 

@@ -8,16 +8,16 @@
 namespace nbcguard {
 
 struct ProgressState {
-  std::string id;              // "ibcast n2 basic"
-  int comp_targets = 0;        // computation sizes to calibrate
-  int comm_targets = 0;        // communication sizes to calibrate
-  int points = 0;              // grid points
+  std::string id;        // "ibcast n2 basic"
+  int comp_targets = 0;  // computation sizes to calibrate
+  int comm_targets = 0;  // communication sizes to calibrate
+  int points = 0;        // grid points
   int comp_done = 0, comm_done = 0, points_done = 0;
-  int impact_round = 0;        // > 0: r_mpi_impact round in progress (1-based)
+  int impact_round = 0;  // > 0: r_mpi_impact round in progress (1-based)
   int impact_max_rounds = 0;
-  double elapsed = 0;          // seconds since the run started
-  double grid_started = -1;    // elapsed when the first grid point began (< 0: not yet)
-  double timeout_left = -1;    // seconds before the test's timeout (< 0: unknown)
+  double elapsed = 0;        // seconds since the run started
+  double grid_started = -1;  // elapsed when the first grid point began (< 0: not yet)
+  double timeout_left = -1;  // seconds before the test's timeout (< 0: unknown)
 };
 
 // "ibcast n2 basic: grid point 3/4 (calibrated 2+2 sizes), 41s elapsed, ~12s left"

@@ -168,10 +168,29 @@ inline constexpr std::string_view kVerified = "verified";
 
 // Every type above, in the order of this file (docs/raw-log.md follows it).
 inline constexpr std::string_view kAllTypes[] = {
-    kContext, kEnd, kClock, kBarrierSkew, kPlacement, kConformanceFailure, kCalibrationCache,
-    kCalibrationCacheStore, kSkip, kThreads, kCompCalibration, kCommCalibration, kPoint, kPhaseTimes,
-    kBarrierStats, kPartitionedPlan, kPartitionedPoint, kPartitionedVerification, kCpu, kClockProbes,
-    kPassive, kBcastAck, kVerified,
+    kContext,
+    kEnd,
+    kClock,
+    kBarrierSkew,
+    kPlacement,
+    kConformanceFailure,
+    kCalibrationCache,
+    kCalibrationCacheStore,
+    kSkip,
+    kThreads,
+    kCompCalibration,
+    kCommCalibration,
+    kPoint,
+    kPhaseTimes,
+    kBarrierStats,
+    kPartitionedPlan,
+    kPartitionedPoint,
+    kPartitionedVerification,
+    kCpu,
+    kClockProbes,
+    kPassive,
+    kBcastAck,
+    kVerified,
 };
 
 }  // namespace nbcguard::record

@@ -72,7 +72,8 @@ struct Reduction {
 // 2 + j] user and system seconds}): per sample and rank, the process's CPU
 // seconds and the rank's wall time inside the call (on its interpolated
 // clock). A sample whose arrays do not match gives no reading (NaN).
-std::vector<std::vector<CpuReading>> CpuReadings(const nlohmann::json& samples, const std::vector<ClockFit>& clocks);
+std::vector<std::vector<CpuReading>> CpuReadings(const nlohmann::json& samples,
+                                                 const std::vector<ClockFit>& clocks);
 
 Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi);
 

@@ -25,8 +25,8 @@ struct SpecError {
 // uses for its checks and error messages (CaseSpecSchema(),
 // ThresholdSpecSchema()).
 struct SchemaKey {
-  std::string key;            // dotted path: "grid.comm", "rules[].limits"
-  std::string type;           // what is valid there
+  std::string key;   // dotted path: "grid.comm", "rules[].limits"
+  std::string type;  // what is valid there
   bool required = false;
   std::string default_value;  // YAML text used when absent; empty when none
   std::string meaning;

@@ -26,7 +26,7 @@ struct Spread {
   double hi = 0;      // upper bound
   double min = 0;
   double max = 0;
-  double mad = 0;     // median absolute deviation from the median
+  double mad = 0;         // median absolute deviation from the median
   double confidence = 0;  // achieved coverage of [lo, hi] (>= requested when n allows)
 };
 

@@ -48,12 +48,12 @@ struct Region {
 };
 
 struct Rule {
-  std::string name;        // required, unique in the file; named in failures
+  std::string name;  // required, unique in the file; named in failures
   // The kind of test the rule judges: from its metrics (r_partitioned:
   // partitioned; the others: overlap) and match.kind, which must agree.
   CaseKind kind = CaseKind::kOverlap;
-  SourceLocation where;    // where the rule starts in the file
-  std::string source;      // required: where the numbers come from (measurement, paper)
+  SourceLocation where;  // where the rule starts in the file
+  std::string source;    // required: where the numbers come from (measurement, paper)
   RuleMatch match;
   Region region;
   std::vector<Limit> limits;  // non-empty
@@ -78,7 +78,6 @@ std::vector<SchemaKey> ThresholdSpecSchema();
 // running library. nullptr when none (the caller reports that as an error,
 // never as a pass); if several match, the first (callers pass them sorted by
 // file name).
-const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs,
-                                      const LibraryId& library);
+const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library);
 
 }  // namespace nbcguard

@@ -83,7 +83,7 @@ struct Verdict {
   // first of a point's lines goes on with what the second job found there.
   // The rules were applied to the second job's figures there.
   std::vector<std::string> remeasured;
-  std::string Summary() const;  // one line: PASS/FAIL and counts
+  std::string Summary() const;                    // one line: PASS/FAIL and counts
   std::vector<std::string> InvalidLines() const;  // the lines of `invalid`, one per (point, rule), in order
 };
 

@@ -5,11 +5,11 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <unistd.h>
 
 #include "gemm.h"
 
@@ -33,11 +33,18 @@ int main(int argc, char** argv) {
   std::vector<double> targets;
   double start = 0;
   std::string out_dir;
-  app.add_option("--threads", threads, "OpenMP threads (one per core)")->required()->check(CLI::PositiveNumber);
-  app.add_option("--sizes", sizes, "matrix sizes, one per computation time")->required()->delimiter(',')->check(CLI::PositiveNumber);
+  app.add_option("--threads", threads, "OpenMP threads (one per core)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--sizes", sizes, "matrix sizes, one per computation time")
+      ->required()
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_option("--repetitions", repetitions, "runs per size")->check(CLI::PositiveNumber);
   app.add_option("--targets", targets, "computation time each size was calibrated to (sets the time slots)")
-      ->required()->delimiter(',')->check(CLI::PositiveNumber);
+      ->required()
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_option("--start-realtime", start, "CLOCK_REALTIME instant of the first run (all processes)")
       ->required();
   app.add_option("--out-dir", out_dir, "write compute.<rank>.json here")->required();
@@ -60,7 +67,8 @@ int main(int argc, char** argv) {
     // Same start-together, back-to-back runs as the harness's idle-MPI runs.
     team.Prepare(sizes[i]);
     bool late = false;
-    std::vector<double> times = nbcguard::RunFromInstant(team, repetitions, start, nbcguard::RealtimeNow, &late);
+    std::vector<double> times =
+        nbcguard::RunFromInstant(team, repetitions, start, nbcguard::RealtimeNow, &late);
     any_late = any_late || late;
     start += nbcguard::BlockSlot(repetitions, targets[i]);
     out["results"].push_back({{"n", sizes[i]}, {"times", times}, {"late", late}});

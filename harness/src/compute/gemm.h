@@ -15,8 +15,8 @@ namespace nbcguard {
 double MonotonicNow();
 
 struct ComputeTiming {
-  double wall = 0;                  // fork to join of the team (what the overlap run sees)
-  std::vector<double> per_thread;   // each thread's own GEMM time
+  double wall = 0;                 // fork to join of the team (what the overlap run sees)
+  std::vector<double> per_thread;  // each thread's own GEMM time
   double slowest() const;
 };
 

@@ -4,8 +4,8 @@
 #include <iostream>
 #include <iterator>
 
-#include "nbcguard/driver_common.h"
 #include "nbcguard/case_spec.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/threshold_spec.h"
 
 namespace nbcguard {

@@ -9,11 +9,11 @@
 #include <map>
 
 #include "ctest_measurements.h"
-#include "nbcguard/driver_common.h"
 #include "nbcguard/clock_tree.h"
-#include "nbcguard/stats.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/reduce.h"
+#include "nbcguard/stats.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -51,10 +51,11 @@ ClockCheckRun MeasureClockCheck(const Config& cfg, const ClockCheckOptions& o, c
   fs::create_directories(dir);
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
-  std::vector<std::string> args = {"--mode", "clock-check", "--inject-offset", Precise(o.offset), "--inject-drift",
-                                   Precise(o.drift), "--clock-check-wait", Precise(o.wait), "--clock-sync",
-                                   o.clock_sync, "--clock-check-skew-rounds", std::to_string(o.skew_rounds),
-                                   "--out", raw_path.string()};
+  std::vector<std::string> args = {
+      "--mode",         "clock-check",    "--inject-offset",           Precise(o.offset),
+      "--inject-drift", Precise(o.drift), "--clock-check-wait",        Precise(o.wait),
+      "--clock-sync",   o.clock_sync,     "--clock-check-skew-rounds", std::to_string(o.skew_rounds),
+      "--out",          raw_path.string()};
   if (o.inject_all) {
     args.push_back("--inject-all");
   } else {
@@ -114,7 +115,7 @@ ClockCheckRun MeasureClockCheck(const Config& cfg, const ClockCheckOptions& o, c
       interp.push_back(in);
     }
     if (rk == 1) out.window = list.back()[1].get<double>() - list.front()[1].get<double>();
-    const ClockPerturbation truth = o.inject_all ? RankPerturbation(e.rank, o.offset, o.drift)
+    const ClockPerturbation truth = o.inject_all  ? RankPerturbation(e.rank, o.offset, o.drift)
                                     : e.rank == 1 ? ClockPerturbation{o.offset, o.drift}
                                                   : ClockPerturbation{};
     // The clock runs at 1 + d against the true time: offset grows by d / (1 + d) per local second.
@@ -134,18 +135,23 @@ ClockCheckRun MeasureClockCheck(const Config& cfg, const ClockCheckOptions& o, c
 json ClockCheckJson(const ClockCheckOptions& o, const ClockCheckRun& r) {
   json ranks = json::array();
   for (const RankClockError& e : r.per_rank)
-    ranks.push_back({{"rank", e.rank}, {"depth", e.depth},
+    ranks.push_back({{"rank", e.rank},
+                     {"depth", e.depth},
                      {"after_sync_extrapolated_s", e.after_sync_extrapolated},
                      {"after_sync_interpolated_s", e.after_sync_interpolated},
-                     {"end_extrapolated_s", e.end_extrapolated}, {"end_interpolated_s", e.end_interpolated},
-                     {"drift_ppm", e.drift_ppm}, {"true_drift_ppm", e.true_drift_ppm}, {"min_rtt_s", e.min_rtt}});
+                     {"end_extrapolated_s", e.end_extrapolated},
+                     {"end_interpolated_s", e.end_interpolated},
+                     {"drift_ppm", e.drift_ppm},
+                     {"true_drift_ppm", e.true_drift_ppm},
+                     {"min_rtt_s", e.min_rtt}});
   auto over = [&](double RankClockError::*f) {
     const OverRanks v = Over(r.per_rank, f);
     return json{{"max", v.max}, {"median", v.median}};
   };
   return {{"ranks", r.ranks},
           {"clock_sync", r.method},
-          {"injected", {{"ranks", o.inject_all ? "all" : "1"}, {"offset_s", o.offset}, {"drift_ppm", o.drift * 1e6}}},
+          {"injected",
+           {{"ranks", o.inject_all ? "all" : "1"}, {"offset_s", o.offset}, {"drift_ppm", o.drift * 1e6}}},
           {"sync_seconds", r.sync_seconds},
           {"phase_seconds", r.phase_seconds},
           {"probe_window_s", r.window},
@@ -172,49 +178,58 @@ int ClockCheck(const Config& cfg, const ClockCheckOptions& o) {
   std::ofstream(dir / "clock-check.json") << ClockCheckJson(o, r).dump(1) << "\n";
   std::printf("clock-check on %d ranks, %s sync (%s)\n", o.nodes, o.clock_sync.c_str(), r.library.c_str());
   if (o.inject_all)
-    std::printf("  injected on every rank but 0: offsets +-%.6f..%.6f s, drifts +-%.1f..%.1f ppm (rank-dependent)\n",
-                o.offset, 1.75 * o.offset, o.drift * 1e6, 1.75 * o.drift * 1e6);
-  else
-    std::printf("  injected on rank 1: offset %.6f s, drift %.1f ppm\n", o.offset, o.drift * 1e6);
+    std::printf(
+        "  injected on every rank but 0: offsets +-%.6f..%.6f s, drifts +-%.1f..%.1f ppm (rank-dependent)\n",
+        o.offset, 1.75 * o.offset, o.drift * 1e6, 1.75 * o.drift * 1e6);
+  else std::printf("  injected on rank 1: offset %.6f s, drift %.1f ppm\n", o.offset, o.drift * 1e6);
   if (!r.per_rank.empty()) {
     const RankClockError& f1 = r.per_rank.front();
-    std::printf("  recovered drift %.3f ppm (rank 1 clock runs at 1+d: expect %.3f), min RTT %.2f us\n", f1.drift_ppm,
-                f1.true_drift_ppm, f1.min_rtt * 1e6);
+    std::printf("  recovered drift %.3f ppm (rank 1 clock runs at 1+d: expect %.3f), min RTT %.2f us\n",
+                f1.drift_ppm, f1.true_drift_ppm, f1.min_rtt * 1e6);
   }
-  std::printf("  sync time (start calibration, %d x %d ping-pongs per rank): %.4f s\n", 10, 100, r.sync_seconds);
-  std::printf("  error vs true time over %.1f s after sync: extrapolated median %.3f us max %.3f us; "
-              "interpolated median %.3f us max %.3f us\n",
-              o.wait, r.all_extrapolated_median * 1e6, r.all_extrapolated_max * 1e6, r.all_interpolated_median * 1e6,
-              r.all_interpolated_max * 1e6);
+  std::printf("  sync time (start calibration, %d x %d ping-pongs per rank): %.4f s\n", 10, 100,
+              r.sync_seconds);
+  std::printf(
+      "  error vs true time over %.1f s after sync: extrapolated median %.3f us max %.3f us; "
+      "interpolated median %.3f us max %.3f us\n",
+      o.wait, r.all_extrapolated_median * 1e6, r.all_extrapolated_max * 1e6, r.all_interpolated_median * 1e6,
+      r.all_interpolated_max * 1e6);
   const OverRanks ae = Over(r.per_rank, &RankClockError::after_sync_extrapolated),
                   ai = Over(r.per_rank, &RankClockError::after_sync_interpolated),
                   ee = Over(r.per_rank, &RankClockError::end_extrapolated),
                   ei = Over(r.per_rank, &RankClockError::end_interpolated);
-  std::printf("  over ranks, right after sync: extrapolated max %.3f us median %.3f us, interpolated max %.3f us "
-              "median %.3f us\n", ae.max * 1e6, ae.median * 1e6, ai.max * 1e6, ai.median * 1e6);
-  std::printf("  over ranks, %.1f s after sync: extrapolated max %.3f us median %.3f us, interpolated max %.3f us "
-              "median %.3f us\n", r.window, ee.max * 1e6, ee.median * 1e6, ei.max * 1e6, ei.median * 1e6);
+  std::printf(
+      "  over ranks, right after sync: extrapolated max %.3f us median %.3f us, interpolated max %.3f us "
+      "median %.3f us\n",
+      ae.max * 1e6, ae.median * 1e6, ai.max * 1e6, ai.median * 1e6);
+  std::printf(
+      "  over ranks, %.1f s after sync: extrapolated max %.3f us median %.3f us, interpolated max %.3f us "
+      "median %.3f us\n",
+      r.window, ee.max * 1e6, ee.median * 1e6, ei.max * 1e6, ei.median * 1e6);
   if (o.nodes > 2) {
-    std::printf("  %-5s %-5s %-10s %-10s %-10s %-10s %s\n", "rank", "depth", "extrap0", "interp0", "extrap_end",
-                "interp_end", "drift ppm (true)");
+    std::printf("  %-5s %-5s %-10s %-10s %-10s %-10s %s\n", "rank", "depth", "extrap0", "interp0",
+                "extrap_end", "interp_end", "drift ppm (true)");
     for (const RankClockError& e : r.per_rank)
       std::printf("  %-5d %-5d %-10.3f %-10.3f %-10.3f %-10.3f %.3f (%.3f)\n", e.rank, e.depth,
                   e.after_sync_extrapolated * 1e6, e.after_sync_interpolated * 1e6, e.end_extrapolated * 1e6,
                   e.end_interpolated * 1e6, e.drift_ppm, e.true_drift_ppm);
   }
   if (r.barrier.is_object())
-    std::printf("  exit skew over %d rounds: synchronized barrier median %.3f us max %.3f us; "
-                "MPI_Barrier median %.3f us max %.3f us\n",
-                r.barrier["synchronized"].value("rounds", 0), r.barrier["synchronized"].value("median", NAN) * 1e6,
-                r.barrier["synchronized"].value("max", NAN) * 1e6, r.barrier["mpi_barrier"].value("median", NAN) * 1e6,
-                r.barrier["mpi_barrier"].value("max", NAN) * 1e6);
+    std::printf(
+        "  exit skew over %d rounds: synchronized barrier median %.3f us max %.3f us; "
+        "MPI_Barrier median %.3f us max %.3f us\n",
+        r.barrier["synchronized"].value("rounds", 0), r.barrier["synchronized"].value("median", NAN) * 1e6,
+        r.barrier["synchronized"].value("max", NAN) * 1e6,
+        r.barrier["mpi_barrier"].value("median", NAN) * 1e6,
+        r.barrier["mpi_barrier"].value("max", NAN) * 1e6);
   std::fflush(stdout);
-  PrintCTestMeasurements(std::cout,
-                         {Measurement::Numeric("clock error extrapolated max us", r.all_extrapolated_max * 1e6),
-                          Measurement::Numeric("clock error interpolated max us", r.all_interpolated_max * 1e6),
-                          Measurement::Numeric("clock sync seconds", r.sync_seconds)});
+  PrintCTestMeasurements(
+      std::cout, {Measurement::Numeric("clock error extrapolated max us", r.all_extrapolated_max * 1e6),
+                  Measurement::Numeric("clock error interpolated max us", r.all_interpolated_max * 1e6),
+                  Measurement::Numeric("clock sync seconds", r.sync_seconds)});
   std::cout.flush();
-  if (o.bound_us > 0 && (!(r.all_extrapolated_max * 1e6 <= o.bound_us) || !(r.all_interpolated_max * 1e6 <= o.bound_us))) {
+  if (o.bound_us > 0 &&
+      (!(r.all_extrapolated_max * 1e6 <= o.bound_us) || !(r.all_interpolated_max * 1e6 <= o.bound_us))) {
     std::printf("FAIL: clock error exceeds %.2f us\n", o.bound_us);
     return kFail;
   }
@@ -297,36 +312,49 @@ ScalingRuns MeasureScalingRuns(const Config& cfg, const ClockScalingOptions& o, 
         std::ofstream(dir / "clock-check.json") << j.dump(1) << "\n";
         s.runs.push_back(j);
         AddScalingRun(m, n, r, &s);
-        std::printf("  %s n%-3d run %d: sync %.4f s, after-sync max %.3f us (interp) %.3f us (extrap), "
-                    "+%.0f s max %.3f us (interp) %.3f us (extrap), load %.2f-%.2f\n",
-                    m.c_str(), n, rep, r.sync_seconds, Over(r.per_rank, &RankClockError::after_sync_interpolated).max * 1e6,
-                    Over(r.per_rank, &RankClockError::after_sync_extrapolated).max * 1e6, r.window,
-                    Over(r.per_rank, &RankClockError::end_interpolated).max * 1e6,
-                    Over(r.per_rank, &RankClockError::end_extrapolated).max * 1e6, r.load_before, r.load_after);
+        std::printf(
+            "  %s n%-3d run %d: sync %.4f s, after-sync max %.3f us (interp) %.3f us (extrap), "
+            "+%.0f s max %.3f us (interp) %.3f us (extrap), load %.2f-%.2f\n",
+            m.c_str(), n, rep, r.sync_seconds,
+            Over(r.per_rank, &RankClockError::after_sync_interpolated).max * 1e6,
+            Over(r.per_rank, &RankClockError::after_sync_extrapolated).max * 1e6, r.window,
+            Over(r.per_rank, &RankClockError::end_interpolated).max * 1e6,
+            Over(r.per_rank, &RankClockError::end_extrapolated).max * 1e6, r.load_before, r.load_after);
         std::fflush(stdout);
       }
   return s;
 }
 
 json ScalingTable(const ScalingRuns& s, const ClockScalingOptions& o, const std::string& library) {
-  std::printf("\n%s; medians over runs; errors |recovered - true offset| in us, max / median over ranks 1..p-1\n",
-              library.c_str());
-  std::printf("| sync | ranks | steps | sync time s | after sync interp | after sync extrap | +%.0f s interp | "
-              "+%.0f s extrap | load |\n|---|---|---|---|---|---|---|---|---|\n", o.wait, o.wait);
+  std::printf(
+      "\n%s; medians over runs; errors |recovered - true offset| in us, max / median over ranks 1..p-1\n",
+      library.c_str());
+  std::printf(
+      "| sync | ranks | steps | sync time s | after sync interp | after sync extrap | +%.0f s interp | "
+      "+%.0f s extrap | load |\n|---|---|---|---|---|---|---|---|---|\n",
+      o.wait, o.wait);
   json table = json::array();
   for (const auto& [key, c] : s.cells) {
     const ClockSyncMethod m = *ParseClockSyncMethod(key.first, nullptr);
     auto med = [](const std::vector<double>& v) { return v.empty() ? NAN : Median(v); };
     std::printf("| %s | %d | %d | %.4f | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %.2f |\n",
-                key.first.c_str(), key.second, SequentialSteps(m, key.second), med(c.sync), med(c.ai_max) * 1e6,
-                med(c.ai_med) * 1e6, med(c.ae_max) * 1e6, med(c.ae_med) * 1e6, med(c.ei_max) * 1e6,
-                med(c.ei_med) * 1e6, med(c.ee_max) * 1e6, med(c.ee_med) * 1e6, med(c.load));
-    table.push_back({{"clock_sync", key.first}, {"ranks", key.second}, {"steps", SequentialSteps(m, key.second)},
-                     {"runs", c.sync.size()}, {"sync_seconds", c.sync},
-                     {"after_sync_interpolated_max_s", c.ai_max}, {"after_sync_interpolated_median_s", c.ai_med},
-                     {"after_sync_extrapolated_max_s", c.ae_max}, {"after_sync_extrapolated_median_s", c.ae_med},
-                     {"end_interpolated_max_s", c.ei_max}, {"end_interpolated_median_s", c.ei_med},
-                     {"end_extrapolated_max_s", c.ee_max}, {"end_extrapolated_median_s", c.ee_med},
+                key.first.c_str(), key.second, SequentialSteps(m, key.second), med(c.sync),
+                med(c.ai_max) * 1e6, med(c.ai_med) * 1e6, med(c.ae_max) * 1e6, med(c.ae_med) * 1e6,
+                med(c.ei_max) * 1e6, med(c.ei_med) * 1e6, med(c.ee_max) * 1e6, med(c.ee_med) * 1e6,
+                med(c.load));
+    table.push_back({{"clock_sync", key.first},
+                     {"ranks", key.second},
+                     {"steps", SequentialSteps(m, key.second)},
+                     {"runs", c.sync.size()},
+                     {"sync_seconds", c.sync},
+                     {"after_sync_interpolated_max_s", c.ai_max},
+                     {"after_sync_interpolated_median_s", c.ai_med},
+                     {"after_sync_extrapolated_max_s", c.ae_max},
+                     {"after_sync_extrapolated_median_s", c.ae_med},
+                     {"end_interpolated_max_s", c.ei_max},
+                     {"end_interpolated_median_s", c.ei_med},
+                     {"end_extrapolated_max_s", c.ee_max},
+                     {"end_extrapolated_median_s", c.ee_med},
                      {"load_average", c.load}});
   }
   return table;
@@ -336,7 +364,8 @@ json ScalingTable(const ScalingRuns& s, const ClockScalingOptions& o, const std:
 // tree ceil(log2 p)), through the origin over the cells' medians.
 json SyncTimeModel(const ScalingRuns& s, const ClockScalingOptions& o) {
   json model = json::object();
-  std::printf("\nmodel, sync time = cost per sequential step x steps (least squares through 0 over the medians):\n");
+  std::printf(
+      "\nmodel, sync time = cost per sequential step x steps (least squares through 0 over the medians):\n");
   for (const std::string& name : o.methods) {
     const ClockSyncMethod m = *ParseClockSyncMethod(name, nullptr);
     std::vector<double> x, y;
@@ -346,12 +375,13 @@ json SyncTimeModel(const ScalingRuns& s, const ClockScalingOptions& o) {
       x.push_back(SequentialSteps(m, key.second));
       y.push_back(Median(c.sync));
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%s%d: %.2f ms", per_step.empty() ? "" : ", ", key.second, 1e3 * y.back() / x.back());
+      std::snprintf(buf, sizeof buf, "%s%d: %.2f ms", per_step.empty() ? "" : ", ", key.second,
+                    1e3 * y.back() / x.back());
       per_step += buf;
     }
     const OriginFit f = FitThroughOrigin(x, y);
-    std::printf("  %s: %.2f ms per step (R^2 %.3f, RMS residual %.4f s); per step at each p: %s\n", name.c_str(),
-                f.slope * 1e3, f.r2, f.rms, per_step.c_str());
+    std::printf("  %s: %.2f ms per step (R^2 %.3f, RMS residual %.4f s); per step at each p: %s\n",
+                name.c_str(), f.slope * 1e3, f.r2, f.rms, per_step.c_str());
     json pred = json::object();
     for (int p : o.predict) {
       const double t = f.slope * SequentialSteps(m, p);
@@ -368,14 +398,18 @@ json ErrorByStageAndDepth(const ScalingRuns& s) {
   for (std::size_t i = 0; i < s.depth_x.size(); ++i)
     by_depth[static_cast<int>(s.depth_x[i])].push_back(s.err_after_interp[i]);
   for (const auto& [d, v] : by_depth)
-    std::printf("  depth %d: %zu rank-runs, after-sync interpolated error median %.3f us max %.3f us\n", d, v.size(),
-                Median(v) * 1e6, MaxOf(v) * 1e6);
-  std::printf("  by stage (2^stage pairs exchange at once) and depth: median after-sync interpolated error us "
-              "(rank-runs)\n");
+    std::printf("  depth %d: %zu rank-runs, after-sync interpolated error median %.3f us max %.3f us\n", d,
+                v.size(), Median(v) * 1e6, MaxOf(v) * 1e6);
+  std::printf(
+      "  by stage (2^stage pairs exchange at once) and depth: median after-sync interpolated error us "
+      "(rank-runs)\n");
   json sd = json::array();
   for (const auto& [k, v] : s.by_stage_depth) {
     std::printf("    stage %d depth %d: %.3f (%zu)\n", k.first, k.second, Median(v) * 1e6, v.size());
-    sd.push_back({{"stage", k.first}, {"depth", k.second}, {"median_s", Median(v)}, {"max_s", MaxOf(v)},
+    sd.push_back({{"stage", k.first},
+                  {"depth", k.second},
+                  {"median_s", Median(v)},
+                  {"max_s", MaxOf(v)},
                   {"rank_runs", v.size()}});
   }
   return sd;
@@ -413,12 +447,16 @@ json ErrorComposition(const ScalingRuns& s) {
     hs += buf;
   }
   std::printf("  composition, per-hop error h_s of stage s (rank 2^s, one hop): %s\n", hs.c_str());
-  std::printf("    ranks 2+ hops deep (%zu rank-runs): measured / sum h_s median %.2f; measured / sqrt(sum h_s^2) "
-              "median %.2f\n", ratio_lin.size(), Median(ratio_lin), Median(ratio_sqrt));
+  std::printf(
+      "    ranks 2+ hops deep (%zu rank-runs): measured / sum h_s median %.2f; measured / sqrt(sum h_s^2) "
+      "median %.2f\n",
+      ratio_lin.size(), Median(ratio_lin), Median(ratio_sqrt));
   json hj = json::object();
   for (const auto& [st, v] : h) hj[std::to_string(st)] = v;
-  return {{"hop_error_by_stage_s", hj}, {"rank_runs", ratio_lin.size()},
-          {"measured_over_linear_median", Median(ratio_lin)}, {"measured_over_sqrt_median", Median(ratio_sqrt)}};
+  return {{"hop_error_by_stage_s", hj},
+          {"rank_runs", ratio_lin.size()},
+          {"measured_over_linear_median", Median(ratio_lin)},
+          {"measured_over_sqrt_median", Median(ratio_sqrt)}};
 }
 
 // Error model along the tree: per-rank error against depth, linear
@@ -430,18 +468,23 @@ json TreeErrorModel(const ScalingRuns& s, const ClockScalingOptions& o) {
   for (double d : s.depth_x) sqrt_x.push_back(std::sqrt(d));
   json em = json::object();
   const std::vector<std::pair<const char*, const std::vector<double>*>> kinds = {
-      {"after_sync_interpolated", &s.err_after_interp}, {"after_sync_extrapolated", &s.err_after_extrap},
-      {"end_interpolated", &s.err_end_interp}, {"end_extrapolated", &s.err_end_extrap}};
+      {"after_sync_interpolated", &s.err_after_interp},
+      {"after_sync_extrapolated", &s.err_after_extrap},
+      {"end_interpolated", &s.err_end_interp},
+      {"end_extrapolated", &s.err_end_extrap}};
   for (const auto& [kind, errs] : kinds) {
     const OriginFit lin = FitThroughOrigin(s.depth_x, *errs), sq = FitThroughOrigin(sqrt_x, *errs);
-    std::printf("  %-24s linear %.3f us/hop (R^2 %.2f, RMS %.3f us); sqrt %.3f us x sqrt(depth) (R^2 %.2f, "
-                "RMS %.3f us)\n", kind, lin.slope * 1e6, lin.r2, lin.rms * 1e6, sq.slope * 1e6, sq.r2, sq.rms * 1e6);
+    std::printf(
+        "  %-24s linear %.3f us/hop (R^2 %.2f, RMS %.3f us); sqrt %.3f us x sqrt(depth) (R^2 %.2f, "
+        "RMS %.3f us)\n",
+        kind, lin.slope * 1e6, lin.r2, lin.rms * 1e6, sq.slope * 1e6, sq.r2, sq.rms * 1e6);
     json pred = json::object();
     for (int p : o.predict) {
       const int d = MaxDepth(ClockSyncMethod::kTree, p);
-      std::printf("    p = %d: deepest rank %d hops -> linear %.3f us, sqrt %.3f us\n", p, d, lin.slope * d * 1e6,
-                  sq.slope * std::sqrt(d) * 1e6);
-      pred[std::to_string(p)] = {{"depth", d}, {"linear_s", lin.slope * d}, {"sqrt_s", sq.slope * std::sqrt(d)}};
+      std::printf("    p = %d: deepest rank %d hops -> linear %.3f us, sqrt %.3f us\n", p, d,
+                  lin.slope * d * 1e6, sq.slope * std::sqrt(d) * 1e6);
+      pred[std::to_string(p)] = {
+          {"depth", d}, {"linear_s", lin.slope * d}, {"sqrt_s", sq.slope * std::sqrt(d)}};
     }
     em[kind] = {{"linear", {{"per_hop_s", lin.slope}, {"r2", lin.r2}, {"rms_s", lin.rms}}},
                 {"sqrt", {{"per_sqrt_hop_s", sq.slope}, {"r2", sq.r2}, {"rms_s", sq.rms}}},
@@ -457,21 +500,26 @@ json TreeErrorModel(const ScalingRuns& s, const ClockScalingOptions& o) {
 
 int ClockScaling(const Config& cfg, const ClockScalingOptions& o) {
   const fs::path root = fs::path(o.out.empty() ? cfg.results_dir : o.out) / "clock-scaling";
-  std::printf("clock-scaling: %d run(s) per cell, every rank but 0 perturbed (offset %.3f s, drift %.1f ppm, "
-              "rank-dependent), probe window %.1f s, load average now %.2f\n",
-              o.repetitions, o.offset, o.drift * 1e6, o.wait, LoadAverage());
+  std::printf(
+      "clock-scaling: %d run(s) per cell, every rank but 0 perturbed (offset %.3f s, drift %.1f ppm, "
+      "rank-dependent), probe window %.1f s, load average now %.2f\n",
+      o.repetitions, o.offset, o.drift * 1e6, o.wait, LoadAverage());
   const ScalingRuns s = MeasureScalingRuns(cfg, o, root);
   const std::string library = s.cells.empty() ? std::string() : s.cells.begin()->second.library;
   const json table = ScalingTable(s, o, library);
   json model = SyncTimeModel(s, o);
   if (!s.depth_x.empty()) model["tree_error"] = TreeErrorModel(s, o);
   fs::create_directories(root);
-  std::ofstream(root / "clock-scaling.json")
-      << json({{"library_version", library}, {"repetitions", o.repetitions}, {"wait_s", o.wait},
-               {"offset_s", o.offset}, {"drift_ppm", o.drift * 1e6}, {"table", table}, {"model", model},
-               {"runs", s.runs}})
-             .dump(1)
-      << "\n";
+  std::ofstream(root / "clock-scaling.json") << json({{"library_version", library},
+                                                      {"repetitions", o.repetitions},
+                                                      {"wait_s", o.wait},
+                                                      {"offset_s", o.offset},
+                                                      {"drift_ppm", o.drift * 1e6},
+                                                      {"table", table},
+                                                      {"model", model},
+                                                      {"runs", s.runs}})
+                                                    .dump(1)
+                                             << "\n";
   std::cout << "results: " << (root / "clock-scaling.json").string() << "\n";
   return s.failures == 0 ? kPass : kHarnessFailed;
 }

@@ -44,10 +44,11 @@ struct ClockCheckRun {
   std::string library;
   int ranks = 0;
   std::string method;
-  double sync_seconds = 0;    // the start calibration (10 x 100 ping-pongs per rank), rank 0, barrier to barrier
-  nlohmann::json phase_seconds = nlohmann::json::object();  // every calibration phase (first of each)
-  double window = 0;          // first probe to last, seconds
-  std::vector<RankClockError> per_rank;  // ranks 1..p-1
+  double sync_seconds =
+      0;  // the start calibration (10 x 100 ping-pongs per rank), rank 0, barrier to barrier
+  nlohmann::json phase_seconds = nlohmann::json::object();       // every calibration phase (first of each)
+  double window = 0;                                             // first probe to last, seconds
+  std::vector<RankClockError> per_rank;                          // ranks 1..p-1
   double all_extrapolated_median = 0, all_extrapolated_max = 0;  // over every probe of every rank
   double all_interpolated_median = 0, all_interpolated_max = 0;
   nlohmann::json barrier;

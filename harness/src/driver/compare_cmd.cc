@@ -37,7 +37,8 @@ std::string PValue(double p) {
 std::string Difference(const Change& c) {
   auto sign = [](double v) { return v >= 0 ? "+" : ""; };
   if (IsRelative(c.metric))
-    return sign(c.difference) + Fixed(100 * c.difference, 0) + " % (tolerance " + Fixed(100 * c.tolerance, 0) + " %)";
+    return sign(c.difference) + Fixed(100 * c.difference, 0) + " % (tolerance " +
+           Fixed(100 * c.tolerance, 0) + " %)";
   return sign(c.difference) + Fixed(c.difference) + " (tolerance " + Fixed(c.tolerance) + ")";
 }
 
@@ -50,8 +51,8 @@ std::string Rule(const CompareOptions& o) {
 
 std::string Line(const char* tag, const Change& c) {
   return std::string(tag) + " " + c.test.Name() + " " + PointName(c.comm_target, c.comp_target) + " " +
-         MetricName(c.metric) + ": baseline " + Cell(c.base) + " -> new " + Cell(c.now) + ", " + Difference(c) +
-         ", p = " + PValue(c.p) + ", diagnosis " + (c.diagnosis.empty() ? "-" : c.diagnosis);
+         MetricName(c.metric) + ": baseline " + Cell(c.base) + " -> new " + Cell(c.now) + ", " +
+         Difference(c) + ", p = " + PValue(c.p) + ", diagnosis " + (c.diagnosis.empty() ? "-" : c.diagnosis);
 }
 
 // Why a worsening past the tolerance did not count.
@@ -72,9 +73,9 @@ std::string Summary(const Comparison& c) {
   return std::string(c.regressions.empty() ? "no regression" : "REGRESSION") + ": " +
          std::to_string(c.regressions.size()) + " regression(s), " + std::to_string(c.improvements.size()) +
          " improvement(s), " + std::to_string(c.within_noise.size()) + " worsening(s) within noise, " +
-         std::to_string(c.unmatched.size()) + " item(s) not compared; compared " +
-         std::to_string(c.tests) + " test(s), " + std::to_string(c.points) + " grid point(s), " +
-         std::to_string(c.checks) + " ratio check(s)";
+         std::to_string(c.unmatched.size()) + " item(s) not compared; compared " + std::to_string(c.tests) +
+         " test(s), " + std::to_string(c.points) + " grid point(s), " + std::to_string(c.checks) +
+         " ratio check(s)";
 }
 
 void PrintText(std::ostream& out, const Comparison& c, const CompareOptions& o,
@@ -97,14 +98,15 @@ void PrintMarkdown(std::ostream& out, const Comparison& c, const CompareOptions&
         << "|---|---|---|---|---|---|---|---|\n";
     for (const Change& ch : changes)
       out << "| " << ch.test.Name() << " | " << PointName(ch.comm_target, ch.comp_target) << " | "
-          << MetricName(ch.metric) << " | " << Cell(ch.base) << " | " << Cell(ch.now) << " | " << Difference(ch)
-          << " | " << PValue(ch.p) << " | " << ch.diagnosis << " |\n";
+          << MetricName(ch.metric) << " | " << Cell(ch.base) << " | " << Cell(ch.now) << " | "
+          << Difference(ch) << " | " << PValue(ch.p) << " | " << ch.diagnosis << " |\n";
   };
   table("Regressions", c.regressions);
   table("Improvements", c.improvements);
   if (!c.within_noise.empty()) {
     out << "\n### Worse beyond the tolerance but within noise (" << c.within_noise.size() << ")\n\n";
-    for (const Change& ch : c.within_noise) out << "- " << NoiseLine(ch, o.alpha).substr(std::string("within noise: ").size()) << "\n";
+    for (const Change& ch : c.within_noise)
+      out << "- " << NoiseLine(ch, o.alpha).substr(std::string("within noise: ").size()) << "\n";
   }
   out << "\n### Not compared (" << c.unmatched.size() + unreadable.size() << ")\n\n";
   for (const Unmatched& u : c.unmatched)
@@ -140,22 +142,32 @@ json ChangesJson(const std::vector<Change>& changes) {
   return a;
 }
 
-json ComparisonJson(const Comparison& c, const CompareOptions& o, const std::vector<std::string>& unreadable) {
+json ComparisonJson(const Comparison& c, const CompareOptions& o,
+                    const std::vector<std::string>& unreadable) {
   json unmatched = json::array();
-  for (const Unmatched& u : c.unmatched) unmatched.push_back({{"test", u.test}, {"where", u.where}, {"reason", u.reason}});
+  for (const Unmatched& u : c.unmatched)
+    unmatched.push_back({{"test", u.test}, {"where", u.where}, {"reason", u.reason}});
   return {{"schema", "nbcguard-compare/1"},
-          {"options", {{"tolerance_absolute", o.tolerance_absolute}, {"tolerance_relative", o.tolerance_relative},
-                       {"alpha", o.alpha}, {"ignore_reference", o.ignore_reference}}},
+          {"options",
+           {{"tolerance_absolute", o.tolerance_absolute},
+            {"tolerance_relative", o.tolerance_relative},
+            {"alpha", o.alpha},
+            {"ignore_reference", o.ignore_reference}}},
           {"regressions", ChangesJson(c.regressions)},
           {"improvements", ChangesJson(c.improvements)},
           {"within_noise", ChangesJson(c.within_noise)},
           {"unmatched", unmatched},
           {"unreadable", unreadable},
           {"notes", c.notes},
-          {"summary", {{"regressions", c.regressions.size()}, {"improvements", c.improvements.size()},
-                       {"within_noise", c.within_noise.size()},
-                       {"unmatched", c.unmatched.size()}, {"tests", c.tests}, {"points", c.points},
-                       {"checks", c.checks}, {"text", Summary(c)}}}};
+          {"summary",
+           {{"regressions", c.regressions.size()},
+            {"improvements", c.improvements.size()},
+            {"within_noise", c.within_noise.size()},
+            {"unmatched", c.unmatched.size()},
+            {"tests", c.tests},
+            {"points", c.points},
+            {"checks", c.checks},
+            {"text", Summary(c)}}}};
 }
 
 // Why a results file is not compared although it is readable ("" when it
@@ -195,8 +207,9 @@ bool ReadTestResults(const fs::path& path, TestResults* out, std::string* why, b
 
 }  // namespace
 
-bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::vector<std::string>* unreadable,
-                    std::string* error, std::vector<std::string>* skipped) {
+bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out,
+                    std::vector<std::string>* unreadable, std::string* error,
+                    std::vector<std::string>* skipped) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     *error = dir + " is not a directory";
@@ -214,7 +227,8 @@ bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::
   return true;
 }
 
-int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, const CompareCommandOptions& o) {
+int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
+                   const CompareCommandOptions& o) {
   const CompareOptions& co = o.compare;
   if (!(co.alpha > 0 && co.alpha < 1) || !(co.tolerance_absolute >= 0) || !(co.tolerance_relative >= 0)) {
     std::cerr << "nbcguard compare: --alpha must be in (0, 1) and tolerances >= 0\n";
@@ -222,8 +236,8 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, 
   }
   std::vector<TestResults> base, now;
   std::vector<std::string> unreadable, skipped;
-  for (const auto& [dir, into, what] : {std::make_tuple(baseline_dir, &base, "baseline"),
-                                        std::make_tuple(run_dir, &now, "new run")}) {
+  for (const auto& [dir, into, what] :
+       {std::make_tuple(baseline_dir, &base, "baseline"), std::make_tuple(run_dir, &now, "new run")}) {
     std::string error;
     const std::size_t before = unreadable.size();
     if (!LoadResultsDir(dir, into, &unreadable, &error, &skipped)) {
@@ -247,8 +261,8 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, 
     PrintMarkdown(out, c, co, unreadable);
     for (const std::string& k : skipped) out << "- skipped " << k << "\n";
   } else {
-    out << "nbcguard compare: baseline " << baseline_dir << " (" << base.size() << " results) vs new " << run_dir
-        << " (" << now.size() << " results)\n"
+    out << "nbcguard compare: baseline " << baseline_dir << " (" << base.size() << " results) vs new "
+        << run_dir << " (" << now.size() << " results)\n"
         << "a regression: " << Rule(co) << "\n";
     PrintText(out, c, co, unreadable);
     for (const std::string& k : skipped) out << "skipped: " << k << "\n";
@@ -270,8 +284,8 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, 
   return rc;
 }
 
-int CheckAgainstBaseline(const json& results, const std::string& results_path, const std::string& baseline_dir,
-                         std::ostream& out) {
+int CheckAgainstBaseline(const json& results, const std::string& results_path,
+                         const std::string& baseline_dir, std::ostream& out) {
   std::string error;
   const std::optional<TestResults> mine = ParseTestResults(results, results_path, &error);
   if (!mine) {

@@ -25,12 +25,14 @@ struct CompareCommandOptions {
 // skipped. Results of another kind than overlap (partitioned tests) are not
 // compared: listed in *skipped ("path: why") when given, else ignored.
 // False with *error when dir is not a directory.
-bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out, std::vector<std::string>* unreadable,
-                    std::string* error, std::vector<std::string>* skipped = nullptr);
+bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out,
+                    std::vector<std::string>* unreadable, std::string* error,
+                    std::vector<std::string>* skipped = nullptr);
 
 // Exit codes: 0 no regression, 1 regression(s), 2 usage or I/O error
 // (a directory missing or holding no results.json).
-int CompareCommand(const std::string& baseline_dir, const std::string& run_dir, const CompareCommandOptions& o);
+int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
+                   const CompareCommandOptions& o);
 
 // Nightly mode, after a test wrote `results` (its results.json at
 // results_path): compares it with the same test under baseline_dir and

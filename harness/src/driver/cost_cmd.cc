@@ -41,10 +41,11 @@ std::string Seconds(double s) {
 std::string Row(const std::string& name, const Cost& c) {
   char b[512];
   const double per = c.targets > 0 ? static_cast<double>(c.evaluations) / c.targets : NAN;
-  std::snprintf(b, sizeof(b), "%-44s %8s %6s %6s %6s %6s %4d %5.1f  %d/%d/%d", name.c_str(), Seconds(c.total).c_str(),
-                Seconds(c.sync).c_str(), Seconds(c.calibration).c_str(), Seconds(c.measurement).c_str(),
-                Seconds(c.impact).c_str(), c.targets, per, c.cache.count("hit") ? c.cache.at("hit") : 0,
-                c.cache.count("stale") ? c.cache.at("stale") : 0, c.cache.count("miss") ? c.cache.at("miss") : 0);
+  std::snprintf(
+      b, sizeof(b), "%-44s %8s %6s %6s %6s %6s %4d %5.1f  %d/%d/%d", name.c_str(), Seconds(c.total).c_str(),
+      Seconds(c.sync).c_str(), Seconds(c.calibration).c_str(), Seconds(c.measurement).c_str(),
+      Seconds(c.impact).c_str(), c.targets, per, c.cache.count("hit") ? c.cache.at("hit") : 0,
+      c.cache.count("stale") ? c.cache.at("stale") : 0, c.cache.count("miss") ? c.cache.at("miss") : 0);
   return b;
 }
 
@@ -87,7 +88,8 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
     const std::string lib = j.value("implementation_label", std::string("?"));
     const json& cs = j.value("case", json::object());
     const std::string name = lib + " " + cs.value("name", std::string("?")) + " n" +
-                             std::to_string(cs.value("nodes", 0)) + " " + cs.value("deployment", std::string("?"));
+                             std::to_string(cs.value("nodes", 0)) + " " +
+                             cs.value("deployment", std::string("?"));
     out << Row(name, c) << "\n";
     per_library[lib].Add(c);
     all.Add(c);

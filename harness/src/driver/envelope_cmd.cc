@@ -52,8 +52,8 @@ struct Ranges {
 void Ranges::AddPartitioned(const json& j) {
   for (const json& p : j["points"]) {
     const std::string at = j.value("implementation_label", "?") + " " + j["case"].value("name", "?") +
-                           (per_point ? " " + p.value("order", std::string("?")) + " threads=" +
-                                            std::to_string(p.value("threads", 0))
+                           (per_point ? " " + p.value("order", std::string("?")) +
+                                            " threads=" + std::to_string(p.value("threads", 0))
                                       : std::string());
     const std::uint64_t size = p.value("partition_bytes", std::uint64_t{0});
     if (!p.value("valid", false)) {
@@ -85,8 +85,8 @@ void Ranges::AddOverlap(const json& j) {
       ++invalid[key + (per_point ? at : " " + j["case"].value("name", "?"))];
       continue;
     }
-    for (const char* m : {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "cpu_busy_nbc",
-                          "cpu_busy_blocking"}) {
+    for (const char* m :
+         {"r_overhead", "r_comm", "r_comp_slowdown", "r_mpi_impact", "cpu_busy_nbc", "cpu_busy_blocking"}) {
       if (!p.contains(m)) continue;  // results written before the metric existed
       const json& s = p[m];
       if (!s["median"].is_number() || !s["ci_lo"].is_number()) continue;
@@ -103,16 +103,17 @@ void Ranges::AddOverlap(const json& j) {
 void Ranges::Print() const {
   for (const auto& [k, r] : overlap) {
     if (per_point)
-      std::printf("%-58s n=%3d  medians %.2f..%.2f (median %.2f)  largest CI lower bound %.2f\n", k.c_str(), r.n,
-                  r.lo_med, r.hi_med, Median(r.medians), r.max_ci_lo);
+      std::printf("%-58s n=%3d  medians %.2f..%.2f (median %.2f)  largest CI lower bound %.2f\n", k.c_str(),
+                  r.n, r.lo_med, r.hi_med, Median(r.medians), r.max_ci_lo);
     else
       std::printf("%-36s n=%3d  medians %.2f..%.2f  largest CI lower bound %.2f\n", k.c_str(), r.n, r.lo_med,
                   r.hi_med, r.max_ci_lo);
   }
   for (const auto& [k, r] : partitioned)
-    std::printf("%-44s %8s r_partitioned n=%3d  medians %.3g..%.3g (median %.3g)  smallest CI upper bound %.3g\n",
-                k.first.c_str(), FormatBytes(k.second).c_str(), r.n, r.lo_med, r.hi_med, Median(r.medians),
-                r.min_ci_hi);
+    std::printf(
+        "%-44s %8s r_partitioned n=%3d  medians %.3g..%.3g (median %.3g)  smallest CI upper bound %.3g\n",
+        k.first.c_str(), FormatBytes(k.second).c_str(), r.n, r.lo_med, r.hi_med, Median(r.medians),
+        r.min_ci_hi);
   for (const auto& [k, n] : invalid) std::printf("invalid points: %s: %d\n", k.c_str(), n);
 }
 
@@ -132,10 +133,8 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
     const json& j = read.doc->json;
     if (!j.contains("points")) continue;
     ++files;
-    if (j.value("kind", std::string()) == "partitioned")
-      ranges.AddPartitioned(j);
-    else
-      ranges.AddOverlap(j);
+    if (j.value("kind", std::string()) == "partitioned") ranges.AddPartitioned(j);
+    else ranges.AddOverlap(j);
   }
   std::printf("%d results files\n", files);
   ranges.Print();

@@ -80,12 +80,12 @@ ImpactRuns ImpactRounds::Run(Watchdog* watchdog) {
 void ImpactRounds::WithMpi(int round) {
   const fs::path raw_path = s_.dir / ("passive." + std::to_string(round) + ".jsonl");
   fs::remove(raw_path);
-  ProcessResult r = RunProcess(
-      LaunchCommand(s_.cfg, s_.nodes, s_.cfg.harness,
-                    {"--mode", "passive", "--threads", std::to_string(s_.threads), "--sizes", list_, "--comp",
-                     JoinPrecise(s_.targets), "--repetitions", std::to_string(per_round_), "--out",
-                     raw_path.string()}),
-      s_.env, std::max(1.0, s_.left()));
+  ProcessResult r =
+      RunProcess(LaunchCommand(s_.cfg, s_.nodes, s_.cfg.harness,
+                               {"--mode", "passive", "--threads", std::to_string(s_.threads), "--sizes",
+                                list_, "--comp", JoinPrecise(s_.targets), "--repetitions",
+                                std::to_string(per_round_), "--out", raw_path.string()}),
+                 s_.env, std::max(1.0, s_.left()));
   RawRun raw = ReadRaw(raw_path.string());
   if (r.exit_code != 0 || !raw.ended) {
     out_.error = "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
@@ -106,8 +106,8 @@ bool ImpactRounds::Launch(const fs::path& rdir, double margin, NoMpiLaunch* laun
   fs::create_directories(rdir);
   ProcessResult r = RunProcess(
       LaunchCommand(s_.cfg, s_.nodes, s_.cfg.compute,
-                    {"--threads", std::to_string(s_.threads), "--sizes", list_, "--targets", JoinPrecise(s_.targets),
-                     "--repetitions", std::to_string(per_round_), "--start-realtime",
+                    {"--threads", std::to_string(s_.threads), "--sizes", list_, "--targets",
+                     JoinPrecise(s_.targets), "--repetitions", std::to_string(per_round_), "--start-realtime",
                      Precise(RealtimeSeconds() + margin), "--out-dir", rdir.string()}),
       s_.env, std::max(1.0, s_.left()));
   if (r.exit_code != 0) {
@@ -145,8 +145,9 @@ void ImpactRounds::WithoutMpi(int round) {
         std::cerr << "nbcguard: a computation without MPI fell behind its start times; once more\n";
         continue;
       }
-      out_.error = "a computation without MPI fell behind its start times twice (it ran more than 3 times "
-                   "slower than calibrated: a busy machine?)";
+      out_.error =
+          "a computation without MPI fell behind its start times twice (it ran more than 3 times "
+          "slower than calibrated: a busy machine?)";
       return;
     }
     // The launch itself was late: again with twice the margin, at least
@@ -183,6 +184,8 @@ bool ImpactRounds::Settled() const {
 
 }  // namespace
 
-ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog) { return ImpactRounds(setup).Run(watchdog); }
+ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog) {
+  return ImpactRounds(setup).Run(watchdog);
+}
 
 }  // namespace nbcguard

@@ -30,7 +30,8 @@ void ForwardTerminationToChildren() {
 bool LoadConfig(const std::string& path, Config* c, std::string* error) {
   std::ifstream f(path);
   if (!f) {
-    *error = "cannot read " + path + " (it is written by CMake next to the nbcguard executable; "
+    *error = "cannot read " + path +
+             " (it is written by CMake next to the nbcguard executable; "
              "pass --config <build>/nbcguard-config.json)";
     return false;
   }
@@ -72,7 +73,8 @@ const std::vector<std::string>& KnownLaunchers() {
 }
 
 nlohmann::json LaunchRecord(const Config& c, const std::vector<std::string>& cmd) {
-  return {{"launcher", c.launcher}, {"executable", c.mpiexec}, {"command", ShellQuote(cmd)}, {"config", c.path}};
+  return {
+      {"launcher", c.launcher}, {"executable", c.mpiexec}, {"command", ShellQuote(cmd)}, {"config", c.path}};
 }
 
 std::string DescribeLaunch(const Config& c, const std::vector<std::string>& cmd) {
@@ -108,8 +110,8 @@ std::string ShellQuote(const std::vector<std::string>& argv) {
   return out;
 }
 
-ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::map<std::string, std::string>& env, double timeout) {
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                         double timeout) {
   ProcessResult result;
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork();

@@ -50,15 +50,15 @@ nlohmann::json LaunchRecord(const Config& c, const std::vector<std::string>& cmd
 std::string DescribeLaunch(const Config& c, const std::vector<std::string>& cmd);
 
 struct ProcessResult {
-  int exit_code = -1;     // exit status; 128+signal when killed by a signal
+  int exit_code = -1;  // exit status; 128+signal when killed by a signal
   bool timed_out = false;
   double seconds = 0;
 };
 
 // Runs argv in its own process group with extra environment variables; on
 // timeout kills the whole group (TERM, then KILL after 5 s).
-ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::map<std::string, std::string>& env, double timeout_seconds);
+ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                         double timeout_seconds);
 
 std::string ShellQuote(const std::vector<std::string>& argv);
 

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <iostream>
 
-#include "nbcguard/test_instance.h"
 #include "nbcguard/driver_common.h"
+#include "nbcguard/test_instance.h"
 
 namespace nbcguard {
 

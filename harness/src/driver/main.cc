@@ -18,11 +18,11 @@
 #include "clock_check.h"
 #include "compare_cmd.h"
 #include "cost_cmd.h"
-#include "nbcguard/driver_common.h"
 #include "envelope_cmd.h"
 #include "launcher.h"
 #include "list_cmd.h"
 #include "nbcguard/clock_tree.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/reference.h"
 #include "nbcguard/units.h"
 #include "run_cmd.h"
@@ -86,25 +86,29 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
       ->check(CLI::IsMember(DeploymentNames()));
   run->add_option("--timeout", ro->timeout, "seconds for each test (default: the case's timeout)")
       ->check(CLI::PositiveNumber);
-  run->add_option("--inject-fault", ro->fault, "make rank 1 exit or hang at the second grid point (tests the "
-                                               "failure handling); corrupt (kind: partitioned): flip one received "
-                                               "byte of the partitioned mechanism (tests the data check)")
+  run->add_option("--inject-fault", ro->fault,
+                  "make rank 1 exit or hang at the second grid point (tests the "
+                  "failure handling); corrupt (kind: partitioned): flip one received "
+                  "byte of the partitioned mechanism (tests the data check)")
       ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));
-  run->add_option("--reference", ro->reference,
-                  "replace the library's progression with a reference behaviour whose ratios are known "
-                  "(ground truth; none = the library's own; other parameters from the case's reference: section)")
+  run->add_option(
+         "--reference", ro->reference,
+         "replace the library's progression with a reference behaviour whose ratios are known "
+         "(ground truth; none = the library's own; other parameters from the case's reference: section)")
       ->check(CLI::IsMember(ReferenceChoices()));
   run->add_option("--set-env", ro->set_env,
                   "NAME=VALUE for the run's processes, after the deployment's environment (overrides it; "
                   "recorded in results.json deployment_environment); repeatable")
       ->allow_extra_args(false)
       ->check(CheckSetEnv);
-  run->add_option("--clock-sync", ro->clock_sync, "clock synchronization of the harness: flat (every rank against "
-                                                  "rank 0 in turn) or tree (log2 p stages); results.json clock_sync")
+  run->add_option("--clock-sync", ro->clock_sync,
+                  "clock synchronization of the harness: flat (every rank against "
+                  "rank 0 in turn) or tree (log2 p stages); results.json clock_sync")
       ->check(CLI::IsMember(ClockSyncMethodNames()));
-  run->add_option("--calibration-cache", ro->calibration_cache,
-                  "directory of calibrated sizes reused by later runs of the same configuration (default: the "
-                  "build's NBCGUARD_CALIBRATION_CACHE); off: calibrate from scratch, read and write nothing");
+  run->add_option(
+      "--calibration-cache", ro->calibration_cache,
+      "directory of calibrated sizes reused by later runs of the same configuration (default: the "
+      "build's NBCGUARD_CALIBRATION_CACHE); off: calibrate from scratch, read and write nothing");
 }
 
 Command AddRun(CLI::App& app, std::string* config_path) {
@@ -115,16 +119,20 @@ Command AddRun(CLI::App& app, std::string* config_path) {
   run->add_option("cases", *files, "case files (cases/*.yaml)")->required();
   AddMeasurementOptions(run, ro.get());
   run->add_option("--out", ro->out, "results directory (default: the build's results/)");
-  run->add_option("--thresholds", ro->thresholds_dir, "directory of threshold files (default: the source tree's)")
+  run->add_option("--thresholds", ro->thresholds_dir,
+                  "directory of threshold files (default: the source tree's)")
       ->check(CLI::ExistingDirectory);
-  run->add_option("--baseline", ro->baseline,
-                  "nightly mode: compare each test with the same test under this results directory (an earlier "
-                  "run's --out) and fail on a regression (see nbcguard compare)");
-  run->add_flag("--no-confirm", *no_confirm,
-                "judge each test on one job: do not measure again the points whose limits the first job "
-                "exceeded beyond noise (by default a second, independent job must agree before a limit fails)");
-  run->add_flag("--ctest", ro->ctest, "output for CTest: <DartMeasurement> values and the launch command lines "
-                                      "(the tests nbcguard list generates pass it)");
+  run->add_option(
+      "--baseline", ro->baseline,
+      "nightly mode: compare each test with the same test under this results directory (an earlier "
+      "run's --out) and fail on a regression (see nbcguard compare)");
+  run->add_flag(
+      "--no-confirm", *no_confirm,
+      "judge each test on one job: do not measure again the points whose limits the first job "
+      "exceeded beyond noise (by default a second, independent job must agree before a limit fails)");
+  run->add_flag("--ctest", ro->ctest,
+                "output for CTest: <DartMeasurement> values and the launch command lines "
+                "(the tests nbcguard list generates pass it)");
   run->add_flag("--verbose", ro->verbose, "the launch command lines and the <DartMeasurement> values too");
   run->add_option("--config", *config_path);
   return {run, true, [files, ro, no_confirm](const Config& cfg) {
@@ -137,19 +145,25 @@ Command AddRun(CLI::App& app, std::string* config_path) {
 Command AddClockCheck(CLI::App& app, std::string* config_path) {
   auto o = std::make_shared<ClockCheckOptions>();
   auto ranks = std::make_shared<std::string>("1");
-  CLI::App* clock = app.add_subcommand("clock-check", "inject a clock offset and drift on rank 1 (or every rank) "
-                                                      "and measure how well sync recovers it");
+  CLI::App* clock = app.add_subcommand("clock-check",
+                                       "inject a clock offset and drift on rank 1 (or every rank) "
+                                       "and measure how well sync recovers it");
   clock->add_option("--nodes", o->nodes)->check(CLI::Range(2, 4096));
   clock->add_option("--inject-offset", o->offset, "seconds");
   clock->add_option("--inject-drift", o->drift, "relative (1e-4 = 100 ppm)");
-  clock->add_option("--inject-ranks", *ranks, "1: rank 1 only; all: every rank but 0, rank-dependent "
-                                              "(offsets of alternating sign, 1-1.75x the given values)")
+  clock
+      ->add_option("--inject-ranks", *ranks,
+                   "1: rank 1 only; all: every rank but 0, rank-dependent "
+                   "(offsets of alternating sign, 1-1.75x the given values)")
       ->check(CLI::IsMember({"1", "all"}));
-  clock->add_option("--clock-sync", o->clock_sync, "flat (every rank against rank 0 in turn) or tree (log2 p "
-                                                   "stages)")
+  clock
+      ->add_option("--clock-sync", o->clock_sync,
+                   "flat (every rank against rank 0 in turn) or tree (log2 p "
+                   "stages)")
       ->check(CLI::IsMember(ClockSyncMethodNames()));
   clock->add_option("--wait", o->wait, "seconds of probing after the sync");
-  clock->add_option("--max-error-us", o->bound_us, "fail when the clock error exceeds this (0 = report only)");
+  clock->add_option("--max-error-us", o->bound_us,
+                    "fail when the clock error exceeds this (0 = report only)");
   clock->add_option("--out", o->out);
   clock->add_option("--config", *config_path);
   return {clock, true, [o, ranks](const Config& cfg) {
@@ -160,18 +174,21 @@ Command AddClockCheck(CLI::App& app, std::string* config_path) {
 
 Command AddClockScaling(CLI::App& app, std::string* config_path) {
   auto o = std::make_shared<ClockScalingOptions>();
-  CLI::App* scaling = app.add_subcommand("clock-scaling", "benchmark: clock sync time and error against rank "
-                                                          "count, flat vs tree, every rank's clock perturbed; fits "
-                                                          "and predicts the growth");
+  CLI::App* scaling = app.add_subcommand("clock-scaling",
+                                         "benchmark: clock sync time and error against rank "
+                                         "count, flat vs tree, every rank's clock perturbed; fits "
+                                         "and predicts the growth");
   scaling->add_option("--nodes", o->nodes, "rank counts")->delimiter(',')->check(CLI::Range(2, 4096));
-  scaling->add_option("--clock-sync", o->methods, "methods compared")->delimiter(',')
+  scaling->add_option("--clock-sync", o->methods, "methods compared")
+      ->delimiter(',')
       ->check(CLI::IsMember(ClockSyncMethodNames()));
   scaling->add_option("--repetitions", o->repetitions, "runs per method and rank count (medians)")
       ->check(CLI::Range(1, 1000));
   scaling->add_option("--inject-offset", o->offset, "seconds (rank-dependent around it)");
   scaling->add_option("--inject-drift", o->drift, "relative (rank-dependent around it)");
   scaling->add_option("--wait", o->wait, "seconds of probing after the sync");
-  scaling->add_option("--predict", o->predict, "rank counts the fitted models are evaluated at")->delimiter(',')
+  scaling->add_option("--predict", o->predict, "rank counts the fitted models are evaluated at")
+      ->delimiter(',')
       ->check(CLI::PositiveNumber);
   scaling->add_option("--out", o->out);
   scaling->add_option("--config", *config_path);
@@ -186,7 +203,8 @@ Command AddVerify(CLI::App& app, std::string* config_path) {
   auto o = std::make_shared<Options>();
   CLI::App* verify = app.add_subcommand("verify", "run every registered collective and verify its results");
   verify->add_option("--nodes", o->nodes)->check(CLI::Range(2, 4096));
-  verify->add_option("--inject-fault", o->fault, "corrupt: flip one delivered element (tests the check itself)")
+  verify
+      ->add_option("--inject-fault", o->fault, "corrupt: flip one delivered element (tests the check itself)")
       ->check(CLI::IsMember({"none", "corrupt"}));
   verify->add_option("--out", o->out);
   verify->add_option("--config", *config_path);
@@ -195,27 +213,34 @@ Command AddVerify(CLI::App& app, std::string* config_path) {
 
 Command AddBcastCheck(CLI::App& app, std::string* config_path) {
   auto o = std::make_shared<BcastCheckOptions>();
-  auto sizes = std::make_shared<std::vector<std::string>>(std::vector<std::string>{"64KiB", "1MiB", "4MiB", "16MiB"});
+  auto sizes =
+      std::make_shared<std::vector<std::string>>(std::vector<std::string>{"64KiB", "1MiB", "4MiB", "16MiB"});
   CLI::App* bcast = app.add_subcommand(
-      "bcast-check", "check the synchronized-clock time of MPI_Ibcast against the acknowledgement method of "
-                     "de Supinski and Karonis (max over destinations of E_i - RTT_i/2)");
+      "bcast-check",
+      "check the synchronized-clock time of MPI_Ibcast against the acknowledgement method of "
+      "de Supinski and Karonis (max over destinations of E_i - RTT_i/2)");
   bcast->add_option("--nodes", o->nodes)->check(CLI::Range(2, 4096));
-  bcast->add_option("--sizes", *sizes, "message sizes, e.g. 4KiB,1MiB")->delimiter(',')
+  bcast->add_option("--sizes", *sizes, "message sizes, e.g. 4KiB,1MiB")
+      ->delimiter(',')
       ->check([](const std::string& s) {
         std::string error;
         return ParseBytes(s, &error) ? std::string() : error;
       });
-  bcast->add_option("--repetitions", o->repetitions, "samples per method and size")->check(CLI::Range(3, 100000));
-  bcast->add_option("--inject-offset", o->inject_offset, "seconds added to rank 1's clock (the acknowledgement "
-                                                         "method does not need the clocks; the global time must "
-                                                         "not notice either)");
-  bcast->add_option("--inject-drift", o->inject_drift, "relative rate error of rank 1's clock (1e-4 = 100 ppm)");
+  bcast->add_option("--repetitions", o->repetitions, "samples per method and size")
+      ->check(CLI::Range(3, 100000));
+  bcast->add_option("--inject-offset", o->inject_offset,
+                    "seconds added to rank 1's clock (the acknowledgement "
+                    "method does not need the clocks; the global time must "
+                    "not notice either)");
+  bcast->add_option("--inject-drift", o->inject_drift,
+                    "relative rate error of rank 1's clock (1e-4 = 100 ppm)");
   bcast->add_option("--relative-tolerance", o->relative, "noise allowance, fraction of the time")
       ->check(CLI::Range(0.0, 1.0));
   bcast->add_option("--out", o->out);
   bcast->add_option("--config", *config_path);
   return {bcast, true, [o, sizes](const Config& cfg) {
-            for (const std::string& s : *sizes) o->bytes.push_back(*ParseBytes(s, nullptr));  // checked by CLI
+            for (const std::string& s : *sizes)
+              o->bytes.push_back(*ParseBytes(s, nullptr));  // checked by CLI
             return BcastCheck(cfg, *o);
           }};
 }
@@ -224,25 +249,31 @@ Command AddBcastCheck(CLI::App& app, std::string* config_path) {
 std::vector<Command> AddResultsCommands(CLI::App& app) {
   std::vector<Command> out;
   auto cost_dirs = std::make_shared<std::vector<std::string>>();
-  CLI::App* cost = app.add_subcommand("cost", "the tool's own cost per test: time in clock sync, calibration, "
-                                              "measurement and r_mpi_impact jobs, size evaluations per target, "
-                                              "calibration cache use");
-  cost->add_option("dirs", *cost_dirs, "directories searched for results.json")->required()
+  CLI::App* cost = app.add_subcommand("cost",
+                                      "the tool's own cost per test: time in clock sync, calibration, "
+                                      "measurement and r_mpi_impact jobs, size evaluations per target, "
+                                      "calibration cache use");
+  cost->add_option("dirs", *cost_dirs, "directories searched for results.json")
+      ->required()
       ->check(CLI::ExistingDirectory);
   out.push_back({cost, false, [cost_dirs](const Config&) { return CostCommand(*cost_dirs, std::cout); }});
 
   auto dirs = std::make_shared<std::vector<std::string>>();
   auto per_point = std::make_shared<bool>(false);
-  CLI::App* envelope = app.add_subcommand("envelope", "summarize results.json files: ranges of each ratio (for "
-                                                      "setting thresholds)");
-  envelope->add_option("dirs", *dirs, "directories searched for results.json")->required()
+  CLI::App* envelope = app.add_subcommand("envelope",
+                                          "summarize results.json files: ranges of each ratio (for "
+                                          "setting thresholds)");
+  envelope->add_option("dirs", *dirs, "directories searched for results.json")
+      ->required()
       ->check(CLI::ExistingDirectory);
-  envelope->add_flag("--per-point", *per_point, "one line per case, grid point and ratio (run-to-run spread)");
+  envelope->add_flag("--per-point", *per_point,
+                     "one line per case, grid point and ratio (run-to-run spread)");
   out.push_back({envelope, false, [dirs, per_point](const Config&) { return Envelope(*dirs, *per_point); }});
 
   auto paths = std::make_shared<std::vector<std::string>>();
-  CLI::App* plot = app.add_subcommand("plot", "draw the heat-maps and r_mpi_impact bars (PNG, SVG) next to "
-                                              "results.json files");
+  CLI::App* plot = app.add_subcommand("plot",
+                                      "draw the heat-maps and r_mpi_impact bars (PNG, SVG) next to "
+                                      "results.json files");
   plot->add_option("paths", *paths, "results.json files or directories searched for them")->required();
   out.push_back({plot, false, [paths](const Config&) { return PlotCommand(*paths); }});
   return out;
@@ -253,11 +284,14 @@ Command AddSummary(CLI::App& app) {
     std::string dir, format = "text", output;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* summary = app.add_subcommand("summary", "one summary of every results.json under a run directory");
+  CLI::App* summary =
+      app.add_subcommand("summary", "one summary of every results.json under a run directory");
   summary->add_option("dir", o->dir, "run directory (searched for results.json)")->required();
-  summary->add_option("--format", o->format, "text (terminal), markdown (CI logs, merge requests), html "
-                                             "(one static page with the heat-maps), openmetrics (GitLab "
-                                             "metrics report)")
+  summary
+      ->add_option("--format", o->format,
+                   "text (terminal), markdown (CI logs, merge requests), html "
+                   "(one static page with the heat-maps), openmetrics (GitLab "
+                   "metrics report)")
       ->check(CLI::IsMember({"text", "markdown", "html", "openmetrics"}));
   summary->add_option("--output", o->output, "file to write (default: standard output)");
   return {summary, false, [o](const Config&) { return SummaryCommand(o->dir, o->format, o->output); }};
@@ -269,17 +303,20 @@ Command AddCompare(CLI::App& app) {
     CompareCommandOptions co;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* compare = app.add_subcommand("compare", "compare a run's results.json files with a baseline run's: "
-                                                    "regressions beyond tolerance and noise (exit 1), improvements, "
-                                                    "what could not be compared");
-  compare->add_option("baseline", o->baseline, "baseline results directory (searched for results.json)")->required();
+  CLI::App* compare = app.add_subcommand("compare",
+                                         "compare a run's results.json files with a baseline run's: "
+                                         "regressions beyond tolerance and noise (exit 1), improvements, "
+                                         "what could not be compared");
+  compare->add_option("baseline", o->baseline, "baseline results directory (searched for results.json)")
+      ->required();
   compare->add_option("run", o->run, "new results directory")->required();
   compare->add_option("--tolerance-overhead", o->co.compare.tolerance_absolute,
                       "absolute worsening of r_overhead and r_comm that counts (default 0.25)");
   compare->add_option("--tolerance-relative", o->co.compare.tolerance_relative,
                       "relative worsening of r_comp_slowdown and r_mpi_impact that counts (default 0.15)");
-  compare->add_option("--alpha", o->co.compare.alpha, "significance level of the one-sided rank-sum test (default "
-                                                      "0.01)");
+  compare->add_option("--alpha", o->co.compare.alpha,
+                      "significance level of the one-sided rank-sum test (default "
+                      "0.01)");
   compare->add_option("--format", o->co.format)->check(CLI::IsMember({"text", "markdown"}));
   compare->add_option("--json", o->co.json_out, "also write the comparison as JSON to this file");
   compare->add_flag("--ignore-reference", o->co.compare.ignore_reference,
@@ -289,7 +326,8 @@ Command AddCompare(CLI::App& app) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app{"nbcguard: computation/communication overlap of MPI nonblocking collectives (BenchNBC method)"};
+  CLI::App app{
+      "nbcguard: computation/communication overlap of MPI nonblocking collectives (BenchNBC method)"};
   app.require_subcommand(1);
   std::string config_path = DefaultConfigPath();
   app.add_option("--config", config_path, "nbcguard-config.json written by CMake in the build directory");

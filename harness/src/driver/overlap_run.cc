@@ -7,10 +7,10 @@
 
 #include "compare_cmd.h"
 #include "console.h"
-#include "nbcguard/driver_common.h"
-#include "nbcguard/results_io.h"
-#include "nbcguard/raw_records.h"
 #include "impact_jobs.h"
+#include "nbcguard/driver_common.h"
+#include "nbcguard/raw_records.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard {
@@ -50,12 +50,13 @@ json ReadReferenceLog(const fs::path& path) {
 void PrintReferenceDelivered(std::ostream& os, const json& d) {
   if (!d.contains("min_share")) return;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "reference delivered: the computing thread lost %.1f-%.1f %% of its time (asked %g %%) in %zu rank-jobs\n",
-                100 * d["min_share"].get<double>(), 100 * d["max_share"].get<double>(),
-                100 * d["records"][0]["share"].get<double>(), d["records"].size());
+  std::snprintf(
+      buf, sizeof buf,
+      "reference delivered: the computing thread lost %.1f-%.1f %% of its time (asked %g %%) in %zu rank-jobs\n",
+      100 * d["min_share"].get<double>(), 100 * d["max_share"].get<double>(),
+      100 * d["records"][0]["share"].get<double>(), d["records"].size());
   os << buf;
 }
-
 
 // The deployment as the calibration cache key knows it: everything the
 // driver changes about the run that can change a collective's or the
@@ -99,15 +100,21 @@ CaseSpec RestrictedTo(const CaseSpec& c, const std::vector<std::pair<double, dou
 
 std::vector<std::string> OverlapJob::LeadingArgs(const JobSetup& s) const {
   const CaseSpec& c = s.test.spec;
-  return {"--mode", "overlap", "--collective", c.collective, "--comm", JoinPrecise(c.comm_times),
-          "--comp", JoinPrecise(c.comp_times), "--repetitions", std::to_string(c.repetitions),
-          "--threads", std::to_string(c.threads), "--reserve", std::to_string(s.plan.reserve)};
+  return {"--mode",        "overlap",
+          "--collective",  c.collective,
+          "--comm",        JoinPrecise(c.comm_times),
+          "--comp",        JoinPrecise(c.comp_times),
+          "--repetitions", std::to_string(c.repetitions),
+          "--threads",     std::to_string(c.threads),
+          "--reserve",     std::to_string(s.plan.reserve)};
 }
 
 std::vector<std::string> OverlapJob::TrailingArgs(const JobSetup& s) const {
   std::vector<std::string> args = s.plan.harness_args;
   const std::string& cache = s.ro.calibration_cache;
-  const std::string cache_dir = cache.empty() ? s.cfg.calibration_cache : cache == "off" ? std::string() : cache;
+  const std::string cache_dir = cache.empty()    ? s.cfg.calibration_cache
+                                : cache == "off" ? std::string()
+                                                 : cache;
   if (!cache_dir.empty())
     args.insert(args.end(), {"--calibration-cache", cache_dir, "--cache-deployment", CacheDeployment(s)});
   return args;
@@ -122,7 +129,8 @@ WatchShape OverlapJob::Shape(const JobSetup& s) const {
 std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw, Watchdog* watchdog) {
   for (const json* t : RecordsOfType(*raw, record::kThreads)) threads_ = (*t)["threads"];
   for (const json* ph : RecordsOfType(*raw, record::kPhaseTimes)) phase_times_ = *ph;
-  ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, s.test.spec.repetitions, s.dir, s.plan.env, s.left};
+  ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, s.test.spec.repetitions,
+                     s.dir, s.plan.env,   s.left};
   for (const json* p : RecordsOfType(*raw, record::kCompCalibration)) {
     if (!(*p)["converged"].get<bool>()) continue;
     impact.sizes.push_back((*p)["size"]);
@@ -160,13 +168,17 @@ void OverlapJob::Describe(const JobSetup& s, const RawRun& raw, const JobRecord&
   info_.deployment_env = s.plan.env;
   if (c.reference.active()) {
     info_.reference = c.reference.Describe();
-    info_.reference_json = {{"behaviour", ToString(c.reference.behaviour)}, {"latency", c.reference.latency},
-                            {"bandwidth", c.reference.bandwidth}, {"late_rank", c.reference.late_rank},
-                            {"late_delay", c.reference.late_delay}, {"share", c.reference.share},
+    info_.reference_json = {{"behaviour", ToString(c.reference.behaviour)},
+                            {"latency", c.reference.latency},
+                            {"bandwidth", c.reference.bandwidth},
+                            {"late_rank", c.reference.late_rank},
+                            {"late_delay", c.reference.late_delay},
+                            {"share", c.reference.share},
                             {"period", c.reference.period}};
   }
   if (IsApplicationProgression(d)) {
-    info_.progression = {{"strategy", d == Deployment::kPoll ? "poll" : "thread"}, {"interval", c.progress_interval}};
+    info_.progression = {{"strategy", d == Deployment::kPoll ? "poll" : "thread"},
+                         {"interval", c.progress_interval}};
     for (const json* pl : RecordsOfType(raw, record::kPlacement)) {
       json rec = *pl;
       rec.erase("type");
@@ -175,16 +187,22 @@ void OverlapJob::Describe(const JobSetup& s, const RawRun& raw, const JobRecord&
   }
 }
 
-void OverlapJob::PrintTable(std::ostream& out, const Verdict& v) const { nbcguard::PrintTable(out, info_, red_, v); }
+void OverlapJob::PrintTable(std::ostream& out, const Verdict& v) const {
+  nbcguard::PrintTable(out, info_, red_, v);
+}
 
-json OverlapJob::Results(const RawRun& raw, const Verdict& v) const { return ResultsJson(info_, raw, red_, v); }
+json OverlapJob::Results(const RawRun& raw, const Verdict& v) const {
+  return ResultsJson(info_, raw, red_, v);
+}
 
-void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* results, std::ostream& out) const {
+void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* results,
+                          std::ostream& out) const {
   if (!no_mpi_error_.empty()) (*results)["no_mpi_error"] = no_mpi_error_;
   // The tool's own cost (nbcguard cost): the overlap job's phases (rank 0's
   // clock), the job as launched, the r_mpi_impact jobs, and the whole test.
   (*results)["cost"] = {
-      {"harness_job", hr.seconds}, {"mpi_impact_jobs", impact_seconds_},
+      {"harness_job", hr.seconds},
+      {"mpi_impact_jobs", impact_seconds_},
       {"total", std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count()}};
   if (phase_times_.is_object())
     for (const char* k : {"sync", "calibration", "measurement"}) (*results)["cost"][k] = phase_times_[k];
@@ -212,7 +230,8 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   TestInstance again = t.test;
   again.spec = RestrictedTo(c, at);
   const std::size_t points = again.spec.comm_times.size() * again.spec.comp_times.size();
-  std::cout << "\nconfirmation: " << fv.failures.size() << " limit(s) exceeded beyond noise, " << fv.invalid.size()
+  std::cout << "\nconfirmation: " << fv.failures.size() << " limit(s) exceeded beyond noise, "
+            << fv.invalid.size()
             << " invalid point(s); a failure must be seen by two independent jobs, so the " << points
             << " point(s) concerned are measured again\n";
   Verdict final_verdict = fv;
@@ -236,12 +255,15 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   std::cout << "\nconfirmation of the first job's failures by the second:\n";
   for (const Finding& f : final_verdict.unconfirmed) std::cout << "  not confirmed: " << f.Message() << "\n";
   for (const Finding& f : final_verdict.failures) std::cout << "  FAIL (confirmed) " << f.Message() << "\n";
-  for (const std::string& s : final_verdict.remeasured) std::cout << "  invalid in the first job: " << s << "\n";
-  for (const InvalidPoint& i : final_verdict.invalid) std::cout << "  INVALID in both jobs: " << i.line << "\n";
+  for (const std::string& s : final_verdict.remeasured)
+    std::cout << "  invalid in the first job: " << s << "\n";
+  for (const InvalidPoint& i : final_verdict.invalid)
+    std::cout << "  INVALID in both jobs: " << i.line << "\n";
   std::cout << "verdict after confirmation: " << final_verdict.Summary() << "\n";
   if (t.ro.ctest)
-    PrintCTestMeasurements(std::cout, {Measurement::Numeric("limits not confirmed",
-                                                            static_cast<double>(final_verdict.unconfirmed.size()))});
+    PrintCTestMeasurements(std::cout,
+                           {Measurement::Numeric("limits not confirmed",
+                                                 static_cast<double>(final_verdict.unconfirmed.size()))});
   first->results["verdict"] = VerdictJson(final_verdict, first->threshold_file);
   first->results["confirmation"] = confirmation;
   if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
@@ -258,7 +280,8 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
 int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
   int rc = first->rc;
   const Verdict& fv = first->verdict;
-  if (rc == kFail && t.ro.confirm && (!fv.failures.empty() || !fv.invalid.empty())) rc = ConfirmFailures(t, first);
+  if (rc == kFail && t.ro.confirm && (!fv.failures.empty() || !fv.invalid.empty()))
+    rc = ConfirmFailures(t, first);
   if ((rc == kPass || rc == kFail) && !t.ro.baseline.empty() &&
       CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout) == kFail)
     rc = kFail;

@@ -20,7 +20,9 @@ class OverlapJob : public JobKind {
   Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules) const override;
   void Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) override;
   void PrintTable(std::ostream& out, const Verdict& v) const override;
-  std::vector<Measurement> Measurements(const Verdict& v) const override { return OverlapMeasurements(red_, v); }
+  std::vector<Measurement> Measurements(const Verdict& v) const override {
+    return OverlapMeasurements(red_, v);
+  }
   nlohmann::json Results(const RawRun& raw, const Verdict& v) const override;
   void Complete(const JobSetup& s, const ProcessResult& hr, nlohmann::json* results,
                 std::ostream& out) const override;

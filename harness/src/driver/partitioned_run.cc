@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
-#include <map>
 #include <iostream>
+#include <map>
 #include <tuple>
 
 #include <unistd.h>
@@ -47,11 +47,12 @@ void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, co
     worst_rtt = std::max(worst_rtt, c.value("min_rtt_s", 0.0));
     worst_res = std::max(worst_res, c.value("residual_rms_s", 0.0));
   }
-  out << "clock sync: offset uncertainty <= " << Us(worst_rtt / 2) << " (min RTT/2), fit residual " << Us(worst_res)
-      << " RMS";
+  out << "clock sync: offset uncertainty <= " << Us(worst_rtt / 2) << " (min RTT/2), fit residual "
+      << Us(worst_res) << " RMS";
   if (red.barrier.is_object() && red.barrier.contains("synchronized"))
-    out << "; synchronized barrier exit skew median/max " << Us(red.barrier["synchronized"].value("median", NAN))
-        << " / " << Us(red.barrier["synchronized"].value("max", NAN));
+    out << "; synchronized barrier exit skew median/max "
+        << Us(red.barrier["synchronized"].value("median", NAN)) << " / "
+        << Us(red.barrier["synchronized"].value("max", NAN));
   out << "\nsamples redone because a rank was late at the synchronized barrier: " << red.late_redone
       << "; samples whose data the receiver verified: " << red.samples_verified << "\n";
   out << "effective bandwidth = buffer / time (first rank's start to last rank's end), median; "
@@ -59,10 +60,11 @@ void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, co
   out << std::left << std::setw(11) << "partition" << std::setw(7) << "parts" << std::setw(12) << "order"
       << std::setw(9) << "threads" << std::setw(11) << "send" << std::setw(11) << "isend" << std::setw(12)
       << "persistent" << std::setw(13) << "partitioned" << std::setw(12) << "best other" << std::setw(24)
-      << "r_partitioned" << "verdict\n";
+      << "r_partitioned"
+      << "verdict\n";
   for (const PartitionedPoint& p : red.points) {
-    out << std::setw(11) << FormatBytes(p.at.partition_bytes) << std::setw(7) << p.at.partitions << std::setw(12)
-        << ToString(p.at.order) << std::setw(9) << p.at.threads;
+    out << std::setw(11) << FormatBytes(p.at.partition_bytes) << std::setw(7) << p.at.partitions
+        << std::setw(12) << ToString(p.at.order) << std::setw(9) << p.at.threads;
     if (!p.valid) {
       out << "INVALID: " << p.invalid_reason << "\n";
       continue;
@@ -75,13 +77,16 @@ void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, co
   PrintVerdictLines(out, red.conformance_error, info.threshold_file, v);
 }
 
-json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, const PartitionedReduction& red,
-                            const Verdict& v) {
+json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw,
+                            const PartitionedReduction& red, const Verdict& v) {
   json points = json::array();
   for (std::size_t i = 0; i < red.points.size(); ++i) {
     const PartitionedPoint& p = red.points[i];
-    json jp = {{"partition_bytes", p.at.partition_bytes}, {"partition", FormatBytes(p.at.partition_bytes)},
-               {"partitions", p.at.partitions}, {"order", ToString(p.at.order)}, {"threads", p.at.threads},
+    json jp = {{"partition_bytes", p.at.partition_bytes},
+               {"partition", FormatBytes(p.at.partition_bytes)},
+               {"partitions", p.at.partitions},
+               {"order", ToString(p.at.order)},
+               {"threads", p.at.threads},
                {"valid", p.valid}};
     if (!p.valid) jp["invalid_reason"] = p.invalid_reason;
     json bw = json::object(), t = json::object();
@@ -103,8 +108,12 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, c
   auto findings = [](const std::vector<Finding>& fs) {
     json a = json::array();
     for (const Finding& f : fs)
-      a.push_back({{"rule", f.rule}, {"at", f.at}, {"metric", MetricName(f.metric)},
-                   {"measured", SpreadJson(f.measured)}, {"limit", f.limit}, {"kind", f.is_max ? "max" : "min"},
+      a.push_back({{"rule", f.rule},
+                   {"at", f.at},
+                   {"metric", MetricName(f.metric)},
+                   {"measured", SpreadJson(f.measured)},
+                   {"limit", f.limit},
+                   {"kind", f.is_max ? "max" : "min"},
                    {"message", f.Message()}});
     return a;
   };
@@ -117,10 +126,17 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, c
       {"schema", "nbcguard-results/1"},
       {"schema_version", kResultsSchemaVersion},
       {"kind", "partitioned"},
-      {"case", {{"name", info.case_name}, {"file", info.case_file}, {"kind", "partitioned"}, {"nodes", info.nodes},
-                {"buffer_bytes", red.buffer ? red.buffer : info.spec.buffer}, {"orders", orders},
-                {"pready_threads", threads}, {"seed", info.spec.seed}, {"repetitions", info.repetitions},
-                {"labels", info.labels}}},
+      {"case",
+       {{"name", info.case_name},
+        {"file", info.case_file},
+        {"kind", "partitioned"},
+        {"nodes", info.nodes},
+        {"buffer_bytes", red.buffer ? red.buffer : info.spec.buffer},
+        {"orders", orders},
+        {"pready_threads", threads},
+        {"seed", info.spec.seed},
+        {"repetitions", info.repetitions},
+        {"labels", info.labels}}},
       {"environment", env},
       {"library_version", info.library_version},
       {"implementation_label", info.implementation_label},
@@ -137,13 +153,20 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw, c
        "bandwidth / best_other's in the same repetition, median and 95% CI over repetitions"},
       {"points", points},
       {"samples", red.samples},
-      {"verification", {{"samples_verified_on_receiver", red.samples_verified},
-                        {"method", "every byte of every sample against a pattern of sample and position, and "
-                                   "each partition's first and last byte as MPI_Parrived reports it"}}},
+      {"verification",
+       {{"samples_verified_on_receiver", red.samples_verified},
+        {"method",
+         "every byte of every sample against a pattern of sample and position, and "
+         "each partition's first and last byte as MPI_Parrived reports it"}}},
       {"conformance_error", red.conformance_error},
-      {"verdict", {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", info.threshold_file},
-                   {"checked", v.checked_names}, {"failures", findings(v.failures)},
-                   {"within_noise", findings(v.within_noise)}, {"invalid", v.InvalidLines()}}},
+      {"verdict",
+       {{"pass", v.pass},
+        {"summary", v.Summary()},
+        {"threshold_file", info.threshold_file},
+        {"checked", v.checked_names},
+        {"failures", findings(v.failures)},
+        {"within_noise", findings(v.within_noise)},
+        {"invalid", v.InvalidLines()}}},
   };
 }
 
@@ -181,12 +204,17 @@ std::vector<Measurement> PartitionedMeasurements(const PartitionedReduction& red
 std::vector<std::string> PartitionedJob::LeadingArgs(const JobSetup& s) const {
   const CaseSpec& c = s.test.spec;
   std::string sizes, orders, threads;
-  for (std::uint64_t b : c.partitioned.partition_bytes) sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
+  for (std::uint64_t b : c.partitioned.partition_bytes)
+    sizes += (sizes.empty() ? "" : ",") + std::to_string(b);
   for (ReadyOrder o : c.partitioned.orders) orders += (orders.empty() ? "" : ",") + std::string(ToString(o));
   for (int t : c.partitioned.pready_threads) threads += (threads.empty() ? "" : ",") + std::to_string(t);
-  return {"--mode", "partitioned", "--buffer", std::to_string(c.partitioned.buffer), "--partitions", sizes,
-          "--orders", orders, "--pready-threads", threads, "--seed", std::to_string(c.partitioned.seed),
-          "--repetitions", std::to_string(c.repetitions)};
+  return {"--mode",           "partitioned",
+          "--buffer",         std::to_string(c.partitioned.buffer),
+          "--partitions",     sizes,
+          "--orders",         orders,
+          "--pready-threads", threads,
+          "--seed",           std::to_string(c.partitioned.seed),
+          "--repetitions",    std::to_string(c.repetitions)};
 }
 
 // The grid as the harness will expand it; "auto" threads as the harness

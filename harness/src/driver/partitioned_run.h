@@ -15,8 +15,8 @@
 
 #include "ctest_measurements.h"
 #include "nbcguard/partitioned.h"
-#include "nbcguard/verdict.h"
 #include "nbcguard/reduce_partitioned.h"
+#include "nbcguard/verdict.h"
 #include "run_job.h"
 
 namespace nbcguard {
@@ -52,7 +52,9 @@ class PartitionedJob : public JobKind {
     return EvaluatePartitioned(red_.points, test, rules);
   }
   void Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) override;
-  void PrintTable(std::ostream& out, const Verdict& v) const override { PrintPartitionedTable(out, info_, red_, v); }
+  void PrintTable(std::ostream& out, const Verdict& v) const override {
+    PrintPartitionedTable(out, info_, red_, v);
+  }
   std::vector<Measurement> Measurements(const Verdict& v) const override {
     return PartitionedMeasurements(red_, v);
   }

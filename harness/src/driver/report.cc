@@ -15,7 +15,7 @@ using json = nlohmann::json;
 json SpreadJson(const Spread& s) {
   auto f = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   return {{"median", f(s.median)}, {"ci_lo", f(s.lo)}, {"ci_hi", f(s.hi)}, {"min", f(s.min)},
-          {"max", f(s.max)}, {"mad", f(s.mad)}, {"n", s.n}, {"confidence", f(s.confidence)}};
+          {"max", f(s.max)},       {"mad", f(s.mad)},  {"n", s.n},         {"confidence", f(s.confidence)}};
 }
 
 json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, const Verdict& v) {
@@ -24,16 +24,23 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
     json jp = {{"comm_target", p.comm_target}, {"comp_target", p.comp_target}, {"valid", p.valid}};
     if (!p.valid) jp["invalid_reason"] = p.invalid_reason;
     else {
-      jp.update({{"t_comm_ref", p.t_comm_ref}, {"t_comp_ref", p.t_comp_ref}, {"t_measured", p.t_measured},
-                 {"t_call", p.t_call}, {"t_comp", p.t_comp}, {"t_wait", p.t_wait},
-                 {"r_overhead", SpreadJson(p.r_overhead)}, {"r_comm", SpreadJson(p.r_comm)},
+      jp.update({{"t_comm_ref", p.t_comm_ref},
+                 {"t_comp_ref", p.t_comp_ref},
+                 {"t_measured", p.t_measured},
+                 {"t_call", p.t_call},
+                 {"t_comp", p.t_comp},
+                 {"t_wait", p.t_wait},
+                 {"r_overhead", SpreadJson(p.r_overhead)},
+                 {"r_comm", SpreadJson(p.r_comm)},
                  {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)},
                  {"osu_overlap_pct", SpreadJson(p.osu_overlap_pct)},
                  {"imb_overlap_pct", SpreadJson(p.imb_overlap_pct)}});
       if (p.progress_tests >= 0) jp["progress_tests"] = p.progress_tests;
       json ranks = json::array();
       for (std::size_t r = 0; r < p.per_rank.size(); ++r)
-        ranks.push_back({{"rank", r}, {"comm_start", p.per_rank[r].start}, {"comm_call", p.per_rank[r].call},
+        ranks.push_back({{"rank", r},
+                         {"comm_start", p.per_rank[r].start},
+                         {"comm_call", p.per_rank[r].call},
                          {"comm_end", p.per_rank[r].end}});
       jp["per_rank"] = ranks;
       auto late = [](const std::vector<std::pair<int, double>>& v) {
@@ -55,8 +62,13 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
   return {
       {"schema", "nbcguard-results/1"},
       {"schema_version", kResultsSchemaVersion},
-      {"case", {{"name", info.case_name}, {"file", info.case_file}, {"collective", info.collective},
-                {"nodes", info.nodes}, {"deployment", info.deployment}, {"threads", info.threads}}},
+      {"case",
+       {{"name", info.case_name},
+        {"file", info.case_file},
+        {"collective", info.collective},
+        {"nodes", info.nodes},
+        {"deployment", info.deployment},
+        {"threads", info.threads}}},
       {"environment", env},
       {"implementation_label", info.implementation_label},
       {"launch", info.launch},
@@ -81,10 +93,15 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
   auto findings = [](const std::vector<Finding>& fs) {
     json a = json::array();
     for (const Finding& f : fs) {
-      json j = {{"rule", f.rule}, {"comm_target", f.comm_target}, {"comp_target", f.comp_target},
-                {"metric", MetricName(f.metric)}, {"measured", SpreadJson(f.measured)},
-                {"limit", f.limit}, {"kind", f.is_max ? "max" : "min"},
-                {"diagnosis", ToString(f.diagnosis)}, {"message", f.Message()}};
+      json j = {{"rule", f.rule},
+                {"comm_target", f.comm_target},
+                {"comp_target", f.comp_target},
+                {"metric", MetricName(f.metric)},
+                {"measured", SpreadJson(f.measured)},
+                {"limit", f.limit},
+                {"kind", f.is_max ? "max" : "min"},
+                {"diagnosis", ToString(f.diagnosis)},
+                {"message", f.Message()}};
       if (f.again.n > 0) j["measured_again"] = SpreadJson(f.again);
       a.push_back(j);
     }
@@ -92,9 +109,14 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
   };
   json checked = json::array();  // the points the thresholds judged: [comm_target, comp_target]
   for (const auto& [comm, comp] : v.checked) checked.push_back({comm, comp});
-  return {{"pass", v.pass}, {"summary", v.Summary()}, {"threshold_file", threshold_file},
-          {"checked", checked}, {"failures", findings(v.failures)}, {"within_noise", findings(v.within_noise)},
-          {"not_confirmed", findings(v.unconfirmed)}, {"invalid", v.InvalidLines()},
+  return {{"pass", v.pass},
+          {"summary", v.Summary()},
+          {"threshold_file", threshold_file},
+          {"checked", checked},
+          {"failures", findings(v.failures)},
+          {"within_noise", findings(v.within_noise)},
+          {"not_confirmed", findings(v.unconfirmed)},
+          {"invalid", v.InvalidLines()},
           {"invalid_measured_again", v.remeasured}};
 }
 
@@ -104,13 +126,18 @@ std::vector<Measurement> OverlapMeasurements(const Reduction& red, const Verdict
   double worst = NAN, worst_checked = NAN, impact = NAN, cpu_nbc = NAN, cpu_blocking = NAN;
   int invalid = 0;
   for (const PointResult& p : red.points) {
-    if (!p.valid) { ++invalid; continue; }
+    if (!p.valid) {
+      ++invalid;
+      continue;
+    }
     if (!(worst >= p.r_overhead.median)) worst = p.r_overhead.median;
     const bool checked = std::find(v.checked.begin(), v.checked.end(),
                                    std::make_pair(p.comm_target, p.comp_target)) != v.checked.end();
     if (checked && !(worst_checked >= p.r_overhead.median)) worst_checked = p.r_overhead.median;
-    if (std::isfinite(p.r_mpi_impact.median) && !(impact >= p.r_mpi_impact.median)) impact = p.r_mpi_impact.median;
-    if (std::isfinite(p.cpu_busy_nbc.median) && !(cpu_nbc >= p.cpu_busy_nbc.median)) cpu_nbc = p.cpu_busy_nbc.median;
+    if (std::isfinite(p.r_mpi_impact.median) && !(impact >= p.r_mpi_impact.median))
+      impact = p.r_mpi_impact.median;
+    if (std::isfinite(p.cpu_busy_nbc.median) && !(cpu_nbc >= p.cpu_busy_nbc.median))
+      cpu_nbc = p.cpu_busy_nbc.median;
     if (std::isfinite(p.cpu_busy_blocking.median) && !(cpu_blocking >= p.cpu_busy_blocking.median))
       cpu_blocking = p.cpu_busy_blocking.median;
   }

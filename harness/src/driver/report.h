@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ctest_measurements.h"
-#include "nbcguard/verdict.h"
 #include "nbcguard/reduce.h"
+#include "nbcguard/verdict.h"
 
 namespace nbcguard {
 
@@ -21,7 +21,7 @@ struct RunInfo {
   int nodes = 0;
   int threads = 0;
   std::string threshold_file;
-  nlohmann::json launch;  // LaunchRecord: launcher, executable, command, config
+  nlohmann::json launch;          // LaunchRecord: launcher, executable, command, config
   nlohmann::json deployment_env;  // environment set for the deployment
   std::string reference;          // reference behaviour (ReferenceSpec::Describe), empty = none
   nlohmann::json reference_json;  // its parameters
@@ -35,8 +35,7 @@ struct RunInfo {
 // second job, each with its message) and invalid point.
 nlohmann::json VerdictJson(const Verdict& v, const std::string& threshold_file);
 
-nlohmann::json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red,
-                           const Verdict& v);
+nlohmann::json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, const Verdict& v);
 
 // What CTest records with the test (and CDash plots): worst ratios, sync
 // precision, invalid points and limits exceeded.

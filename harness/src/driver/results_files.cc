@@ -6,7 +6,8 @@ namespace nbcguard {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> FindResultsFiles(const std::vector<std::string>& paths, std::vector<std::string>* missing) {
+std::vector<fs::path> FindResultsFiles(const std::vector<std::string>& paths,
+                                       std::vector<std::string>* missing) {
   std::vector<fs::path> files;
   for (const std::string& p : paths) {
     std::error_code ec;

@@ -27,7 +27,8 @@ int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& r
   }
   CaseSpec c = *p.value;
   if (ro.timeout > 0) c.timeout = ro.timeout;
-  if (!ro.reference.empty()) c.reference.behaviour = *ParseReferenceBehaviour(ro.reference);  // checked by CLI
+  if (!ro.reference.empty())
+    c.reference.behaviour = *ParseReferenceBehaviour(ro.reference);  // checked by CLI
   Config cfg_run = cfg;
   if (!ro.thresholds_dir.empty()) cfg_run.thresholds_dir = ro.thresholds_dir;
   std::vector<ThresholdSpec> specs;

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "nbcguard/driver_common.h"
-#include "nbcguard/results_io.h"
 #include "nbcguard/raw_records.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 #include "overlap_run.h"
 #include "partitioned_run.h"
@@ -31,8 +31,8 @@ bool SetUpReference(const TestInstance& test, const fs::path& reference_log, Con
   const CaseSpec& c = test.spec;
   if (!c.reference.active()) return true;
   if (cfg->reference_library.empty() || !fs::exists(cfg->reference_library)) {
-    std::cout << "FAIL " << c.name << ": the case asks for reference behaviour " << ToString(c.reference.behaviour)
-              << " but the reference library is missing ("
+    std::cout << "FAIL " << c.name << ": the case asks for reference behaviour "
+              << ToString(c.reference.behaviour) << " but the reference library is missing ("
               << (cfg->reference_library.empty() ? "not in " + cfg->path : cfg->reference_library) << ")\n";
     return false;
   }
@@ -46,8 +46,8 @@ bool SetUpReference(const TestInstance& test, const fs::path& reference_log, Con
 // Why the harness's records may be incomplete (empty: it ran through).
 std::string HarnessError(const ProcessResult& hr, const TestInstance& test, const JobKind& kind) {
   if (hr.timed_out)
-    return "harness did not finish within the case timeout (" + FormatDuration(test.spec.timeout) + "): a hung " +
-           kind.HungOn() + " or rank; completed points are kept";
+    return "harness did not finish within the case timeout (" + FormatDuration(test.spec.timeout) +
+           "): a hung " + kind.HungOn() + " or rank; completed points are kept";
   if (hr.exit_code != 0 && hr.exit_code != kConformance)
     return "harness failed (exit " + std::to_string(hr.exit_code) + "); completed points are kept";
   return "";
@@ -78,7 +78,8 @@ int JobFailure(const std::string& id, const std::vector<std::pair<std::string, i
 bool RunHarness(const JobSetup& s, const JobKind& kind, Watchdog* watchdog, ProcessResult* hr, RawRun* raw,
                 json* launch) {
   std::vector<std::string> args = kind.LeadingArgs(s);
-  args.insert(args.end(), {"--fault", s.ro.fault, "--clock-sync", s.ro.clock_sync, "--out", s.raw_path.string()});
+  args.insert(args.end(),
+              {"--fault", s.ro.fault, "--clock-sync", s.ro.clock_sync, "--out", s.raw_path.string()});
   const std::vector<std::string> trailing = kind.TrailingArgs(s);
   args.insert(args.end(), trailing.begin(), trailing.end());
   const std::vector<std::string> cmd = LaunchCommand(s.cfg, s.test.nodes, s.cfg.harness, args);
@@ -97,9 +98,10 @@ bool RunHarness(const JobSetup& s, const JobKind& kind, Watchdog* watchdog, Proc
 
 }  // namespace
 
-JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test, const std::vector<ThresholdSpec>& specs,
-                      const RunOptions& ro, const fs::path& dir, const std::string& results_name,
-                      std::chrono::steady_clock::time_point started, bool measurements) {
+JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
+                      const std::vector<ThresholdSpec>& specs, const RunOptions& ro, const fs::path& dir,
+                      const std::string& results_name, std::chrono::steady_clock::time_point started,
+                      bool measurements) {
   JobOutcome out;
   out.kind = MakeJobKind(test);
   JobKind& kind = *out.kind;
@@ -110,7 +112,8 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test, const st
     return out;
   }
   JobSetup s{cfg, test, ro, test.Plan(cfg.implementation), dir, dir / "raw.jsonl", nullptr, started};
-  for (const std::string& kv : ro.set_env) s.plan.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+  for (const std::string& kv : ro.set_env)
+    s.plan.env[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
   if (!s.plan.skip.empty()) {
     std::cout << "SKIP " << test.Id() << ": " << s.plan.skip << "\n";
     out.rc = kSkip;
@@ -118,7 +121,8 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test, const st
   }
   s.left = [&] {
     // Keep 10 s of the case's timeout for reducing and reporting.
-    return test.spec.timeout - 10 - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return test.spec.timeout - 10 -
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   fs::create_directories(dir);
   fs::remove(s.raw_path);
@@ -168,7 +172,10 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test, const st
 
 int RunTest(const Config& cfg, const TestInstance& test, const std::vector<ThresholdSpec>& specs,
             const RunOptions& ro) {
-  const TestSetup t{cfg, test, specs, ro,
+  const TestSetup t{cfg,
+                    test,
+                    specs,
+                    ro,
                     fs::path(ro.out.empty() ? cfg.results_dir : ro.out) / test.ResultsSubdir(),
                     std::chrono::steady_clock::now()};
   fs::remove_all(t.dir / "confirm");  // a second job's results from an earlier run

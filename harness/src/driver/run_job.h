@@ -13,12 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "nbcguard/test_instance.h"
 #include "ctest_measurements.h"
 #include "launcher.h"
+#include "nbcguard/reduce.h"
+#include "nbcguard/test_instance.h"
 #include "nbcguard/threshold_spec.h"
 #include "nbcguard/verdict.h"
-#include "nbcguard/reduce.h"
 #include "watchdog.h"
 
 namespace nbcguard {

@@ -8,13 +8,13 @@
 #include <set>
 
 #include "ctest_measurements.h"
-#include "nbcguard/driver_common.h"
 #include "nbcguard/bcast_ack.h"
 #include "nbcguard/deployment.h"
-#include "nbcguard/stats.h"
-#include "nbcguard/units.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/reduce.h"
+#include "nbcguard/stats.h"
+#include "nbcguard/units.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -22,16 +22,19 @@ using json = nlohmann::json;
 namespace nbcguard {
 
 int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault) {
-  const fs::path dir = fs::path(out.empty() ? cfg.results_dir : out) / "verify" / ("n" + std::to_string(nodes));
+  const fs::path dir =
+      fs::path(out.empty() ? cfg.results_dir : out) / "verify" / ("n" + std::to_string(nodes));
   fs::create_directories(dir);
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
-  ProcessResult r = RunProcess(
-      LaunchCommand(cfg, nodes, cfg.harness, {"--mode", "verify", "--fault", fault, "--out", raw_path.string()}), {},
-      300);
+  ProcessResult r =
+      RunProcess(LaunchCommand(cfg, nodes, cfg.harness,
+                               {"--mode", "verify", "--fault", fault, "--out", raw_path.string()}),
+                 {}, 300);
   RawRun raw = ReadRaw(raw_path.string());
   std::set<std::string> verified;
-  for (const json* v : RecordsOfType(raw, record::kVerified)) verified.insert((*v)["collective"].get<std::string>());
+  for (const json* v : RecordsOfType(raw, record::kVerified))
+    verified.insert((*v)["collective"].get<std::string>());
   for (const json* f : RecordsOfType(raw, record::kConformanceFailure))
     std::cout << "CONFORMANCE FAILURE: " << (*f)["collective"].get<std::string>() << " count "
               << (*f)["count"] << ": " << (*f)["error"].get<std::string>() << "\n";
@@ -52,23 +55,24 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
   std::string counts;
-  for (std::uint64_t b : o.bytes) counts += (counts.empty() ? "" : ",") + std::to_string(std::max<std::uint64_t>(1, b / 4));
-  const auto cmd = LaunchCommand(cfg, o.nodes, cfg.harness,
-                                 {"--mode", "bcast-ack", "--counts", counts, "--repetitions",
-                                  std::to_string(o.repetitions), "--inject-rank", "1", "--inject-offset",
-                                  Precise(o.inject_offset), "--inject-drift", Precise(o.inject_drift), "--out",
-                                  raw_path.string()});
+  for (std::uint64_t b : o.bytes)
+    counts += (counts.empty() ? "" : ",") + std::to_string(std::max<std::uint64_t>(1, b / 4));
+  const auto cmd = LaunchCommand(
+      cfg, o.nodes, cfg.harness,
+      {"--mode", "bcast-ack", "--counts", counts, "--repetitions", std::to_string(o.repetitions),
+       "--inject-rank", "1", "--inject-offset", Precise(o.inject_offset), "--inject-drift",
+       Precise(o.inject_drift), "--out", raw_path.string()});
   std::cerr << "nbcguard: bcast-check: " << DescribeLaunch(cfg, cmd) << "\n";
   ProcessResult r = RunProcess(cmd, {}, 300);
   RawRun raw = ReadRaw(raw_path.string());
   for (const json* f : RecordsOfType(raw, record::kConformanceFailure)) {
-    std::cout << "CONFORMANCE FAILURE: ibcast count " << (*f)["count"] << ": " << (*f)["error"].get<std::string>()
-              << "\n";
+    std::cout << "CONFORMANCE FAILURE: ibcast count " << (*f)["count"] << ": "
+              << (*f)["error"].get<std::string>() << "\n";
     return kConformance;
   }
   if (r.exit_code != 0 || !raw.ended) {
-    std::cout << "FAIL: harness bcast-ack " << (r.timed_out ? "timed out" : "failed") << " (exit " << r.exit_code
-              << ")\n";
+    std::cout << "FAIL: harness bcast-ack " << (r.timed_out ? "timed out" : "failed") << " (exit "
+              << r.exit_code << ")\n";
     return kHarnessFailed;
   }
   const std::vector<ClockFit> clocks = FitClocks(raw);
@@ -81,19 +85,25 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   const std::string version = FirstLine(raw.context.value("library_version", ""));
   std::printf("bcast-check on %d ranks (%s): MPI_Ibcast + MPI_Wait from root 0, %d repetitions per method\n",
               o.nodes, version.c_str(), o.repetitions);
-  std::printf("  synchronized clock: first rank's start to last rank's end (clock error <= %.2f us per rank, "
-              "barrier exit skew median %.2f us%s)\n",
-              model.clock_error * 1e6, model.skew * 1e6,
-              o.inject_offset != 0 || o.inject_drift != 0 ? ", rank 1's clock offset and drift injected" : "");
-  std::printf("  acknowledgement (de Supinski and Karonis, HPDC 1999): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
-  std::printf("  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew; a difference past it fails only "
-              "when the confidence intervals of both medians are past it too (else: within noise)\n",
-              100 * model.relative);
+  std::printf(
+      "  synchronized clock: first rank's start to last rank's end (clock error <= %.2f us per rank, "
+      "barrier exit skew median %.2f us%s)\n",
+      model.clock_error * 1e6, model.skew * 1e6,
+      o.inject_offset != 0 || o.inject_drift != 0 ? ", rank 1's clock offset and drift injected" : "");
+  std::printf(
+      "  acknowledgement (de Supinski and Karonis, HPDC 1999): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
+  std::printf(
+      "  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew; a difference past it fails only "
+      "when the confidence intervals of both medians are past it too (else: within noise)\n",
+      100 * model.relative);
   std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", "size", "sync clock [95% CI]", "ack max OL_i",
               "E_i", "RTT_i", "difference", "tolerance", "agree");
-  json report = {{"library_version", version}, {"ranks", o.nodes}, {"repetitions", o.repetitions},
-                 {"model", {{"relative", model.relative}, {"clock_error_s", model.clock_error}, {"skew_s", model.skew}}},
-                 {"sizes", json::array()}};
+  json report = {
+      {"library_version", version},
+      {"ranks", o.nodes},
+      {"repetitions", o.repetitions},
+      {"model", {{"relative", model.relative}, {"clock_error_s", model.clock_error}, {"skew_s", model.skew}}},
+      {"sizes", json::array()}};
   bool all_agree = true;
   int within_noise = 0;
   double worst = 0;  // |difference| / tolerance
@@ -102,7 +112,8 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
     for (const auto& s : ToGlobal((*rec)["sync"], clocks)) global.push_back(Span(s, 0, 1));
     std::vector<AckDestination> dests;
     for (const json& a : (*rec)["ack"])
-      dests.push_back(AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
+      dests.push_back(
+          AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
     const BcastComparison c = CompareBcast((*rec)["bytes"], dests, global, model);
     all_agree = all_agree && !c.disagree();
     within_noise += c.within_noise ? 1 : 0;
@@ -115,17 +126,27 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
                   FormatDuration(c.global.lo).c_str(), FormatDuration(c.global.hi).c_str());
     std::snprintf(ol, sizeof ol, "%s (rank %d)", FormatDuration(c.ol).c_str(), c.ol_rank);
     std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", FormatBytes(c.bytes).c_str(), sync, ol,
-                at ? FormatDuration(at->e.median).c_str() : "-", at ? FormatDuration(at->rtt.median).c_str() : "-",
-                FormatDuration(c.difference).c_str(), FormatDuration(c.tolerance).c_str(),
-                c.agree ? "yes" : c.within_noise ? "within noise" : "NO");
+                at ? FormatDuration(at->e.median).c_str() : "-",
+                at ? FormatDuration(at->rtt.median).c_str() : "-", FormatDuration(c.difference).c_str(),
+                FormatDuration(c.tolerance).c_str(),
+                c.agree          ? "yes"
+                : c.within_noise ? "within noise"
+                                 : "NO");
     json jd = json::array();
     for (const AckDestination& d : c.destinations)
-      jd.push_back({{"rank", d.rank}, {"e_median_s", d.e.median}, {"rtt_median_s", d.rtt.median}, {"ol_s", d.ol}});
-    report["sizes"].push_back({{"bytes", c.bytes}, {"sync_median_s", c.global.median},
-                               {"sync_ci_s", {c.global.lo, c.global.hi}}, {"ack_ol_s", c.ol},
-                               {"ack_ol_rank", c.ol_rank}, {"destinations", jd}, {"difference_s", c.difference},
+      jd.push_back(
+          {{"rank", d.rank}, {"e_median_s", d.e.median}, {"rtt_median_s", d.rtt.median}, {"ol_s", d.ol}});
+    report["sizes"].push_back({{"bytes", c.bytes},
+                               {"sync_median_s", c.global.median},
+                               {"sync_ci_s", {c.global.lo, c.global.hi}},
+                               {"ack_ol_s", c.ol},
+                               {"ack_ol_rank", c.ol_rank},
+                               {"destinations", jd},
+                               {"difference_s", c.difference},
                                {"difference_range_s", {c.difference_lo, c.difference_hi}},
-                               {"tolerance_s", c.tolerance}, {"agree", c.agree}, {"within_noise", c.within_noise}});
+                               {"tolerance_s", c.tolerance},
+                               {"agree", c.agree},
+                               {"within_noise", c.within_noise}});
   }
   if (report["sizes"].empty()) {
     std::cout << "FAIL: the harness wrote no broadcast measurement\n";
@@ -134,11 +155,13 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   report["agree"] = all_agree;
   std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
   std::fflush(stdout);
-  PrintCTestMeasurements(std::cout, {Measurement::Numeric("bcast-check worst difference / tolerance", worst)});
+  PrintCTestMeasurements(std::cout,
+                         {Measurement::Numeric("bcast-check worst difference / tolerance", worst)});
   std::cout.flush();
   std::printf("%s: the two methods %s\n", all_agree ? "PASS" : "FAIL",
-              !all_agree ? "disagree beyond noise (see above)"
-              : within_noise ? "agree, within noise at some sizes" : "agree at every size");
+              !all_agree     ? "disagree beyond noise (see above)"
+              : within_noise ? "agree, within noise at some sizes"
+                             : "agree at every size");
   std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
   return all_agree ? kPass : kFail;
 }

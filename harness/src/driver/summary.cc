@@ -9,11 +9,11 @@
 
 #include "../report/plots.h"
 #include "../report/results_view.h"
-#include "nbcguard/openmetrics.h"
 #include "nbcguard/driver_common.h"
-#include "results_files.h"
+#include "nbcguard/openmetrics.h"
 #include "nbcguard/plot_model.h"
 #include "nbcguard/units.h"
+#include "results_files.h"
 
 namespace nbcguard {
 
@@ -73,8 +73,8 @@ std::string PointsLabel(const CaseView& v) {
 // The grid of a partitioned test (its own shape: no r_overhead, no
 // r_mpi_impact): bandwidth per mechanism, the best other, r_partitioned.
 const std::vector<std::string>& PartitionedColumns() {
-  static const std::vector<std::string> cols = {"partition", "order",       "threads",    "send",
-                                                "isend",     "persistent",  "partitioned", "best other",
+  static const std::vector<std::string> cols = {"partition",     "order",      "threads",     "send",
+                                                "isend",         "persistent", "partitioned", "best other",
                                                 "r_partitioned", "verdict"};
   return cols;
 }
@@ -108,13 +108,15 @@ std::vector<std::vector<std::string>> PartitionedRows(const CaseView& v) {
 void PartitionedText(std::ostream& out, const std::vector<Entry>& entries) {
   for (const Entry& e : entries) {
     if (!e.view.IsPartitioned()) continue;
-    out << "\n" << e.Id() << " (" << e.view.library << "): effective bandwidth per mechanism, median; "
+    out << "\n"
+        << e.Id() << " (" << e.view.library << "): effective bandwidth per mechanism, median; "
         << "r_partitioned = partitioned / best other [95% CI]\n";
     std::vector<std::vector<std::string>> rows = {PartitionedColumns()};
     for (auto& r : PartitionedRows(e.view)) rows.push_back(r);
     std::vector<std::size_t> w(PartitionedColumns().size(), 0);
     for (const auto& r : rows)
-      for (std::size_t i = 0; i < r.size() && i + 1 < w.size(); ++i) w[i] = std::max(w[i], plot::Utf8Length(r[i]));
+      for (std::size_t i = 0; i < r.size() && i + 1 < w.size(); ++i)
+        w[i] = std::max(w[i], plot::Utf8Length(r[i]));
     for (const auto& r : rows) {
       std::string line;
       for (std::size_t i = 0; i < r.size(); ++i) {
@@ -134,7 +136,8 @@ void PartitionedMarkdown(std::ostream& out, const std::vector<Entry>& entries) {
            "[95% CI].\n\n|";
     for (const std::string& c : PartitionedColumns()) out << " " << c << " |";
     out << "\n|";
-    for (std::size_t i = 0; i < PartitionedColumns().size(); ++i) out << (i >= 2 && i <= 6 ? " ---: |" : " --- |");
+    for (std::size_t i = 0; i < PartitionedColumns().size(); ++i)
+      out << (i >= 2 && i <= 6 ? " ---: |" : " --- |");
     out << "\n";
     for (const auto& r : PartitionedRows(e.view)) {
       out << "|";
@@ -163,10 +166,16 @@ std::string CountLine(const std::vector<Entry>& entries) {
 }
 
 const std::vector<std::string>& Columns() {
-  static const std::vector<std::string> cols = {"case",    "ranks",         "deployment",
-                                                "library", "points",        "worst r_overhead",
-                                                "max r_mpi_impact",         "max cpu_busy nbc / blocking",
-                                                "verdict", "first failure"};
+  static const std::vector<std::string> cols = {"case",
+                                                "ranks",
+                                                "deployment",
+                                                "library",
+                                                "points",
+                                                "worst r_overhead",
+                                                "max r_mpi_impact",
+                                                "max cpu_busy nbc / blocking",
+                                                "verdict",
+                                                "first failure"};
   return cols;
 }
 // Column indices the formats treat specially.
@@ -279,7 +288,8 @@ void Text(std::ostream& out, const std::vector<Entry>& entries) {
       for (std::size_t i = 0; i < r.size(); ++i) tw[i] = std::max(tw[i], plot::Utf8Length(r[i]));
     auto line = [&](const std::vector<std::string>& r) {
       std::string l;
-      for (std::size_t i = 0; i < r.size(); ++i) l += r[i] + std::string(tw[i] - plot::Utf8Length(r[i]) + 2, ' ');
+      for (std::size_t i = 0; i < r.size(); ++i)
+        l += r[i] + std::string(tw[i] - plot::Utf8Length(r[i]) + 2, ' ');
       while (!l.empty() && l.back() == ' ') l.pop_back();
       out << "  " << l << "\n";
     };
@@ -302,7 +312,8 @@ void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::s
   out << "|";
   for (const std::string& c : Columns()) out << " " << c << " |";
   out << "\n|";
-  for (std::size_t i = 0; i < Columns().size(); ++i) out << (i == 1 || (i >= 4 && i <= 7) ? " ---: |" : " --- |");
+  for (std::size_t i = 0; i < Columns().size(); ++i)
+    out << (i == 1 || (i >= 4 && i <= 7) ? " ---: |" : " --- |");
   out << "\n";
   for (const Entry& e : entries) {
     std::vector<std::string> r = Row(e.view, 60, 120);
@@ -415,16 +426,16 @@ std::string Img(const fs::path& png, const fs::path& html_dir, const std::string
   const std::string size =
       w > 0 ? " width=\"" + std::to_string(w) + "\" height=\"" + std::to_string(h) + "\"" : std::string();
   return "<a href=\"" + src + "\"><img src=\"" + src + "\"" + size + " alt=\"" + HtmlEscape(alt) +
-         "\"></a><figcaption>" +
-         HtmlEscape(alt) + " (<a href=\"" + HtmlEscape(plot::UrlPath(svg.generic_string())) + "\">SVG</a>)" +
-         "</figcaption>";
+         "\"></a><figcaption>" + HtmlEscape(alt) + " (<a href=\"" +
+         HtmlEscape(plot::UrlPath(svg.generic_string())) + "\">SVG</a>)" + "</figcaption>";
 }
 
 void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir, const fs::path& html_dir) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<title>nbcguard summary</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
   out << "<h1>nbcguard summary</h1>\n<p class=\"meta\">" << HtmlEscape(CountLine(entries)) << " under <code>"
-      << HtmlEscape(dir) << "</code>. Ratios: median [confidence interval of the median]; r_overhead 0 = overlap, "
+      << HtmlEscape(dir)
+      << "</code>. Ratios: median [confidence interval of the median]; r_overhead 0 = overlap, "
       << "1 = serialized, &gt;1 = worse than not overlapping.</p>\n";
 
   out << "<table class=\"overview\">\n<tr>";
@@ -435,14 +446,14 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
     const std::vector<std::string> r = Row(v, 60, 1000);
     out << "<tr><td><a href=\"#t" << i << "\">" << HtmlEscape(r[0]) << "</a></td><td class=\"num\">"
         << HtmlEscape(r[1]) << "</td><td>" << HtmlEscape(r[2]) << "</td><td class=\"lib\" title=\""
-        << HtmlEscape(v.library) << "\">" << HtmlEscape(plot::Ellipsize(v.library, 36)) << "</td><td class=\"num\">"
-        << HtmlEscape(r[4]) << "</td>";
+        << HtmlEscape(v.library) << "\">" << HtmlEscape(plot::Ellipsize(v.library, 36))
+        << "</td><td class=\"num\">" << HtmlEscape(r[4]) << "</td>";
     plot::Ratio worst{v.WorstOverhead(), NAN, NAN};
     plot::Ratio impact{v.MaxImpact(), NAN, NAN};
     out << RatioCell(worst, plot::Metric::kOverhead) << RatioCell(impact, plot::Metric::kImpact)
         << "<td class=\"num\">" << HtmlEscape(r[kCpuColumn]) << "</td>"
-        << "<td><span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status) << "</span></td><td>"
-        << HtmlEscape(r[kFailureColumn]) << "</td></tr>\n";
+        << "<td><span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status)
+        << "</span></td><td>" << HtmlEscape(r[kFailureColumn]) << "</td></tr>\n";
   }
   out << "</table>\n";
   for (const SideBySide& t : DeploymentTables(entries)) {
@@ -461,7 +472,8 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
     Entry& e = entries[i];
     const CaseView& v = e.view;
     out << "<section id=\"t" << i << "\" class=\"" << StatusClass(v) << "\">\n<h2>" << HtmlEscape(e.Id())
-        << " &nbsp;<span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status) << "</span></h2>\n";
+        << " &nbsp;<span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status)
+        << "</span></h2>\n";
     if (!e.error.empty()) {
       out << "<div class=\"box fail\">" << HtmlEscape(e.error)  // the error names the file
           << "</div>\n</section>\n";
@@ -489,7 +501,8 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
 
     if (v.IsPartitioned()) {
       out << "<p class=\"muted\">Effective bandwidth per mechanism (median); r_partitioned = partitioned / best "
-             "other, median [95% CI]. " << HtmlEscape(report::NoPicturesReason(e.results)) << ".</p>\n"
+             "other, median [95% CI]. "
+          << HtmlEscape(report::NoPicturesReason(e.results)) << ".</p>\n"
           << "<table class=\"points\">\n<tr>";
       for (const std::string& c : PartitionedColumns()) out << "<th>" << HtmlEscape(c) << "</th>";
       out << "</tr>\n";
@@ -497,7 +510,10 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
         const bool invalid = r.size() < PartitionedColumns().size();
         out << "<tr" << (invalid ? " class=\"invalid\"" : "") << ">";
         for (std::size_t i = 0; i < r.size(); ++i)
-          out << "<td" << (invalid && i + 1 == r.size() ? " colspan=\"7\"" : i >= 2 && i <= 6 ? " class=\"num\"" : "")
+          out << "<td"
+              << (invalid && i + 1 == r.size() ? " colspan=\"7\""
+                  : i >= 2 && i <= 6           ? " class=\"num\""
+                                               : "")
               << ">" << HtmlEscape(r[i]) << "</td>";
         out << "</tr>\n";
       }
@@ -522,8 +538,9 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
         // Side by side, each picture gets a share of the row in proportion
         // to its natural width, and never more than that width.
         const int w = std::max(PngSize(png).first, 300);
-        out << "<figure" << (k == 1 ? " class=\"wide\"" : "") << " style=\"flex: " << w << " 1 0; max-width: " << w
-            << "px\">" << Img(png, html_dir, kinds[k].measurement_name) << "</figure>\n";
+        out << "<figure" << (k == 1 ? " class=\"wide\"" : "") << " style=\"flex: " << w
+            << " 1 0; max-width: " << w << "px\">" << Img(png, html_dir, kinds[k].measurement_name)
+            << "</figure>\n";
       }
       out << "</div>\n";
     }
@@ -533,8 +550,8 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
         << "<th>diagnosis</th></tr>\n";
     for (const plot::Point& p : v.points) {
       out << "<tr" << (p.valid ? "" : " class=\"invalid\"") << "><td class=\"num\">"
-          << HtmlEscape(FormatDuration(p.comm)) << "</td><td class=\"num\">" << HtmlEscape(FormatDuration(p.comp))
-          << "</td>";
+          << HtmlEscape(FormatDuration(p.comm)) << "</td><td class=\"num\">"
+          << HtmlEscape(FormatDuration(p.comp)) << "</td>";
       if (!p.valid) {
         out << "<td colspan=\"7\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
         continue;
@@ -554,7 +571,8 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
 void RenderRunPlots(std::ostream& out, const json& results, const fs::path& dir) {
   std::string error;
   const std::vector<fs::path> files = report::RenderPlots(results, dir, &error);
-  if (!error.empty()) out << "warning: plots not drawn (the verdict does not depend on them): " << error << "\n";
+  if (!error.empty())
+    out << "warning: plots not drawn (the verdict does not depend on them): " << error << "\n";
   for (const report::PlotKind& k : report::PlotKinds()) {
     const fs::path png = dir / (std::string(k.stem) + ".png");
     if (std::find(files.begin(), files.end(), png) == files.end()) continue;
@@ -584,7 +602,8 @@ int PlotCommand(const std::vector<std::string>& paths) {
       continue;
     }
     std::string error;
-    for (const fs::path& p : report::RenderPlots(e.results, f.parent_path(), &error)) std::cout << p.string() << "\n";
+    for (const fs::path& p : report::RenderPlots(e.results, f.parent_path(), &error))
+      std::cout << p.string() << "\n";
     if (!error.empty()) {
       std::cerr << "nbcguard plot: " << f.string() << ": " << error << "\n";
       rc = kFail;

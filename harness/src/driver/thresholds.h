@@ -6,8 +6,8 @@
 
 #include "launcher.h"
 #include "nbcguard/library_version.h"
-#include "nbcguard/threshold_spec.h"
 #include "nbcguard/reduce.h"
+#include "nbcguard/threshold_spec.h"
 
 namespace nbcguard {
 

@@ -9,7 +9,7 @@
 namespace nbcguard {
 
 Watchdog::Watchdog(std::string id, int comp_targets, int comm_targets, int points,
-                             std::function<double()> left)
+                   std::function<double()> left)
     : left_(std::move(left)), started_(std::chrono::steady_clock::now()) {
   const char* env = std::getenv("NBCGUARD_PROGRESS");
   enabled_ = isatty(STDERR_FILENO) && !(env && std::string(env) == "0");
@@ -90,9 +90,9 @@ void Watchdog::ReadNewRecords() {
       ++state_.points_done;
   }
   // The grid starts once the last size is calibrated.
-  if (state_.grid_started < 0 && state_.comp_done >= state_.comp_targets && state_.comm_done >= state_.comm_targets)
+  if (state_.grid_started < 0 && state_.comp_done >= state_.comp_targets &&
+      state_.comm_done >= state_.comm_targets)
     state_.grid_started = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
-
 
 }  // namespace nbcguard

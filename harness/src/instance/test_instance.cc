@@ -33,10 +33,11 @@ DeploymentPlan PlanDeployment(Deployment d, const std::string& impl, const CaseS
     return p;
   }
   if (impl == "openmpi")
-    p.skip = std::string("Open MPI 4.1 has no general asynchronous progress thread for nonblocking "
-                         "collectives, so the '") + ToString(d) + "' deployment cannot be set up";
-  else
-    p.skip = "no known way to turn on asynchronous progress for MPI implementation '" + impl + "'";
+    p.skip = std::string(
+                 "Open MPI 4.1 has no general asynchronous progress thread for nonblocking "
+                 "collectives, so the '") +
+             ToString(d) + "' deployment cannot be set up";
+  else p.skip = "no known way to turn on asynchronous progress for MPI implementation '" + impl + "'";
   return p;
 }
 
@@ -88,7 +89,8 @@ std::vector<TestInstance> Instances(const CaseSpec& c, const std::vector<int>& n
       out.push_back(TestInstance{c, n, std::nullopt});
       continue;
     }
-    for (Deployment d : deployments.empty() ? c.deployments : deployments) out.push_back(TestInstance{c, n, d});
+    for (Deployment d : deployments.empty() ? c.deployments : deployments)
+      out.push_back(TestInstance{c, n, d});
   }
   return out;
 }
@@ -117,7 +119,8 @@ std::vector<ListedTest> ListTests(const std::vector<std::string>& case_files, co
       if (i.deployment) t.args.insert(t.args.end(), {"--deployment", ToString(*i.deployment)});
       t.args.insert(t.args.end(), {"--config", s.config_path});
       // Partitioned results are not compared with a baseline (nbcguard compare reads overlap results).
-      if (i.deployment && !s.baseline_dir.empty()) t.args.insert(t.args.end(), {"--baseline", s.baseline_dir});
+      if (i.deployment && !s.baseline_dir.empty())
+        t.args.insert(t.args.end(), {"--baseline", s.baseline_dir});
       t.args.push_back("--ctest");
       t.labels = i.Labels(s.implementation);
       t.timeout = static_cast<long>(std::ceil(i.spec.timeout));
@@ -133,8 +136,13 @@ std::vector<ListedTest> ListTests(const std::vector<std::string>& case_files, co
 json TestsJson(const std::vector<ListedTest>& tests) {
   json list = json::array();
   for (const ListedTest& t : tests)
-    list.push_back({{"name", t.name}, {"args", t.args}, {"labels", t.labels}, {"timeout", t.timeout},
-                    {"processors", t.processors}, {"case_file", t.case_file}, {"kind", t.kind}});
+    list.push_back({{"name", t.name},
+                    {"args", t.args},
+                    {"labels", t.labels},
+                    {"timeout", t.timeout},
+                    {"processors", t.processors},
+                    {"case_file", t.case_file},
+                    {"kind", t.kind}});
   return {{"format", "nbcguard-tests"}, {"version", 1}, {"tests", list}};
 }
 

@@ -146,7 +146,8 @@ std::string Describe(const json& reference) {
 
 // The ratios of one matched, valid point (or computation row).
 void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const RatioSamples& b,
-                  const RatioSamples& n, const std::string& diagnosis, const CompareOptions& o, Comparison* out) {
+                  const RatioSamples& n, const std::string& diagnosis, const CompareOptions& o,
+                  Comparison* out) {
   const std::string where = PointName(comm, comp) + " " + MetricName(m);
   if (!b.missing.empty() || !n.missing.empty()) {
     out->unmatched.push_back({key.Name(), where,
@@ -220,7 +221,8 @@ void CompareTest(const TestResults& b, const TestResults& n, const CompareOption
     }
     ++out->points;
     for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown})
-      CompareRatio(key, pn.comm_target, pn.comp_target, m, pb.ratios.at(m), pn.ratios.at(m), pn.diagnosis, o, out);
+      CompareRatio(key, pn.comm_target, pn.comp_target, m, pb.ratios.at(m), pn.ratios.at(m), pn.diagnosis, o,
+                   out);
   }
 
   // r_mpi_impact belongs to a computation row, not to a point: compared once
@@ -245,8 +247,8 @@ void CompareTest(const TestResults& b, const TestResults& n, const CompareOption
     for (const PointSamples& p : n.points)
       if (p.valid && Ns(p.comp_target) == t && diagnosis.find(p.diagnosis) == std::string::npos)
         diagnosis += (diagnosis.empty() ? "" : "/") + p.diagnosis;
-    CompareRatio(key, kNaN, comp, Metric::kMpiImpact, *b_it->second.second, *n_it->second.second, diagnosis, o,
-                 out);
+    CompareRatio(key, kNaN, comp, Metric::kMpiImpact, *b_it->second.second, *n_it->second.second, diagnosis,
+                 o, out);
   }
 }
 
@@ -293,7 +295,8 @@ RankSum RankSumGreater(const std::vector<double>& x_in, const std::vector<double
 }
 
 double SmallestP(int n_x, int n_y) {
-  std::vector<double> x(static_cast<std::size_t>(std::max(n_x, 0)), 1.0), y(static_cast<std::size_t>(std::max(n_y, 0)), 0.0);
+  std::vector<double> x(static_cast<std::size_t>(std::max(n_x, 0)), 1.0),
+      y(static_cast<std::size_t>(std::max(n_y, 0)), 0.0);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += static_cast<double>(i);  // distinct, all above y
   for (std::size_t i = 0; i < y.size(); ++i) y[i] -= static_cast<double>(i);
   return RankSumGreater(x, y).p;
@@ -311,7 +314,8 @@ double ToleranceOf(Metric m, const CompareOptions& o) {
   return IsRelative(m) ? o.tolerance_relative : o.tolerance_absolute;
 }
 
-RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now, const CompareOptions& o) {
+RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now,
+                          const CompareOptions& o) {
   RatioDecision d;
   const double tol = ToleranceOf(m, o);
   const double bm = base.summary.median, nm = now.summary.median;
@@ -391,7 +395,8 @@ std::optional<TestResults> ParseTestResults(const json& j, const std::string& so
     PointSamples p;
     p.comm_target = Num(jp, "comm_target");
     p.comp_target = Num(jp, "comp_target");
-    if (!std::isfinite(p.comm_target) || !std::isfinite(p.comp_target)) return fail("a point without targets");
+    if (!std::isfinite(p.comm_target) || !std::isfinite(p.comp_target))
+      return fail("a point without targets");
     p.valid = jp.value("valid", false);
     p.invalid_reason = Str(jp, "invalid_reason");
     p.diagnosis = Str(jp, "diagnosis");
@@ -425,11 +430,13 @@ Comparison Compare(const std::vector<TestResults>& base, const std::vector<TestR
   for (const TestKey& k : keys) {
     const auto bi = b.find(k), ni = n.find(k);
     if (bi == b.end()) {
-      out.unmatched.push_back({k.Name(), "", "only in the new run (new test): " + ni->second.front()->source});
+      out.unmatched.push_back(
+          {k.Name(), "", "only in the new run (new test): " + ni->second.front()->source});
       continue;
     }
     if (ni == n.end()) {
-      out.unmatched.push_back({k.Name(), "", "only in the baseline (removed or not run): " + bi->second.front()->source});
+      out.unmatched.push_back(
+          {k.Name(), "", "only in the baseline (removed or not run): " + bi->second.front()->source});
       continue;
     }
     // Two results for one test in a run: which one is "the" run is a guess.
@@ -437,24 +444,26 @@ Comparison Compare(const std::vector<TestResults>& base, const std::vector<TestR
       if (v.size() < 2) return false;
       std::string files;
       for (const TestResults* t : v) files += (files.empty() ? "" : ", ") + t->source;
-      out.unmatched.push_back({k.Name(), "", std::string("not comparable: ") + std::to_string(v.size()) +
-                                                 " results for this test in the " + run + " (" + files + ")"});
+      out.unmatched.push_back({k.Name(), "",
+                               std::string("not comparable: ") + std::to_string(v.size()) +
+                                   " results for this test in the " + run + " (" + files + ")"});
       return true;
     };
     if (ambiguous(bi->second, "baseline") || ambiguous(ni->second, "new run")) continue;
     const TestResults& tb = *bi->second.front();
     const TestResults& tn = *ni->second.front();
     if (tb.library_version != tn.library_version) {
-      out.unmatched.push_back({k.Name(), "", "not comparable: library version changed (" +
-                                                 Quoted(tb.library_version) + " -> " +
-                                                 Quoted(tn.library_version) + ")"});
+      out.unmatched.push_back({k.Name(), "",
+                               "not comparable: library version changed (" + Quoted(tb.library_version) +
+                                   " -> " + Quoted(tn.library_version) + ")"});
       continue;
     }
     // A reference behaviour replaces the library's progression: its ratios
     // say nothing about the library, and two behaviours differ by design.
     if (tb.reference != tn.reference && !o.ignore_reference) {
-      out.unmatched.push_back({k.Name(), "", "not comparable: reference behaviour changed (" +
-                                                 Describe(tb.reference) + " -> " + Describe(tn.reference) + ")"});
+      out.unmatched.push_back({k.Name(), "",
+                               "not comparable: reference behaviour changed (" + Describe(tb.reference) +
+                                   " -> " + Describe(tn.reference) + ")"});
       continue;
     }
     CompareTest(tb, tn, o, &out);

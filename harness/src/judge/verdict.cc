@@ -61,13 +61,10 @@ const Spread& SpreadOf(const PointResult& p, Metric m) {
 
 std::string InvalidLine(const PointResult& p, const std::string& reason, const Rule& rule) {
   return Point(p.comm_target, p.comp_target) + ": INVALID (" +
-         (reason.empty() ? std::string("no reason given") : reason) + ") [rule '" + rule.name +
-         "']";
+         (reason.empty() ? std::string("no reason given") : reason) + ") [rule '" + rule.name + "']";
 }
 
-std::string Plural(std::size_t n, const char* noun) {
-  return std::to_string(n) + " " + noun + "(s)";
-}
+std::string Plural(std::size_t n, const char* noun) { return std::to_string(n) + " " + noun + "(s)"; }
 
 }  // namespace
 
@@ -106,8 +103,10 @@ std::string Verdict::Summary() const {
                              Plural(static_cast<std::size_t>(points_checked), "point check");
   const std::string noise =
       (within_noise.empty() ? "" : ", " + std::to_string(within_noise.size()) + " within noise") +
-      (unconfirmed.empty() ? "" : ", " + std::to_string(unconfirmed.size()) + " not confirmed by a second job") +
-      (remeasured.empty() ? "" : ", " + std::to_string(remeasured.size()) + " invalid measured by a second job");
+      (unconfirmed.empty() ? ""
+                           : ", " + std::to_string(unconfirmed.size()) + " not confirmed by a second job") +
+      (remeasured.empty() ? ""
+                          : ", " + std::to_string(remeasured.size()) + " invalid measured by a second job");
   if (pass) return "PASS: " + counts + noise;
   if (rules_applied <= 0) return "FAIL: no threshold rule applies to this test";
   std::string reasons;
@@ -141,7 +140,8 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
     for (const PointResult& p : points) {
       if (!rule.region.Contains(p.comm_target, p.comp_target)) continue;
       if (!p.valid) {
-        v.invalid.push_back({InvalidLine(p, p.invalid_reason, rule), std::make_pair(p.comm_target, p.comp_target)});
+        v.invalid.push_back(
+            {InvalidLine(p, p.invalid_reason, rule), std::make_pair(p.comm_target, p.comp_target)});
         continue;
       }
       ++v.points_checked;
@@ -242,11 +242,13 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
       v.within_noise.push_back(f);
       found += "; " + f.Message();
     }
-    measured.emplace_back(at, " -> measured by a second job" + (found.empty() ? ": within every limit" : found));
+    measured.emplace_back(at,
+                          " -> measured by a second job" + (found.empty() ? ": within every limit" : found));
   }
   v.invalid.clear();
   for (const InvalidPoint& i : first.invalid) {
-    auto m = std::find_if(measured.begin(), measured.end(), [&](const auto& e) { return i.at && e.first == *i.at; });
+    auto m = std::find_if(measured.begin(), measured.end(),
+                          [&](const auto& e) { return i.at && e.first == *i.at; });
     if (m == measured.end()) {
       v.invalid.push_back(i);
       continue;

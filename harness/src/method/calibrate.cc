@@ -51,8 +51,7 @@ bool IsJump(const CalibrationStep& lo, const CalibrationStep& hi) {
   const double width = static_cast<double>(hi.size - lo.size) / static_cast<double>(lo.size);
   if (width > kJumpWidth) return false;
   const double exponent =
-      std::log(hi.time / lo.time) /
-      std::log(static_cast<double>(hi.size) / static_cast<double>(lo.size));
+      std::log(hi.time / lo.time) / std::log(static_cast<double>(hi.size) / static_cast<double>(lo.size));
   return exponent >= kJumpExponent;
 }
 
@@ -99,8 +98,8 @@ Search::Outcome Search::Evaluate(Size size) {
   const double t = cost_(size);
   result_.steps.push_back({size, t});
   if (!std::isfinite(t) || t < 0) {
-    result_.reason = "the cost at size " + SizeText(size) + " is not a finite, non-negative time (" +
-                     Time(t) + ")";
+    result_.reason =
+        "the cost at size " + SizeText(size) + " is not a finite, non-negative time (" + Time(t) + ")";
     return Outcome::kFailed;
   }
   if (Within(t)) return Outcome::kConverged;
@@ -284,8 +283,8 @@ Search::Outcome Search::CheckOptions() {
     return Outcome::kFailed;
   }
   if (o_.min_size > o_.max_size) {
-    result_.reason = "empty size range: min_size " + SizeText(o_.min_size) + " > max_size " +
-                     SizeText(o_.max_size);
+    result_.reason =
+        "empty size range: min_size " + SizeText(o_.min_size) + " > max_size " + SizeText(o_.max_size);
     return Outcome::kFailed;
   }
   if (o_.max_iterations <= 0) return Exhausted();
@@ -337,14 +336,14 @@ Search::Outcome Search::Narrow() {
     return out;
   }
   if (IsJump(*lo_, *hi_)) {
-    result_.reason = "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) +
-                     ": the time jumps from " + At(*lo_) + " to " + At(*hi_) +
-                     (lo_->size + 1 >= hi_->size
-                          ? " with no size in between (a step in the cost, e.g. the library "
-                            "switches algorithm there, or sizes too coarse for this target)"
-                          : " within " + Percent(kJumpWidth) +
-                                " of size (a step in the cost, e.g. the library switches "
-                                "algorithm there)");
+    result_.reason =
+        "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) + ": the time jumps from " +
+        At(*lo_) + " to " + At(*hi_) +
+        (lo_->size + 1 >= hi_->size ? " with no size in between (a step in the cost, e.g. the library "
+                                      "switches algorithm there, or sizes too coarse for this target)"
+                                    : " within " + Percent(kJumpWidth) +
+                                          " of size (a step in the cost, e.g. the library switches "
+                                          "algorithm there)");
     return Outcome::kFailed;
   }
   if (static_cast<int>(result_.steps.size()) >= o_.max_iterations) return Exhausted();

@@ -20,7 +20,7 @@ using json = nlohmann::json;
 constexpr int kFormat = 1;
 
 json KeyJson(const CalibrationCacheKey& k) {
-  return {{"library", k.library},       {"ranks", k.ranks},        {"hosts", k.hosts},
+  return {{"library", k.library},       {"ranks", k.ranks},           {"hosts", k.hosts},
           {"collective", k.collective}, {"deployment", k.deployment}, {"threads", k.threads},
           {"max_bytes", k.max_bytes}};
 }
@@ -32,8 +32,8 @@ json EntriesJson(const std::map<double, std::uint64_t>& m) {
 }
 
 // Reads [{"target": seconds > 0, "size": integer >= 1}, ...].
-bool ReadEntries(const json& j, const char* name, const std::string& file, std::map<double, std::uint64_t>* out,
-                 std::string* error) {
+bool ReadEntries(const json& j, const char* name, const std::string& file,
+                 std::map<double, std::uint64_t>* out, std::string* error) {
   if (!j.contains(name)) return true;
   const json& list = j[name];
   if (!list.is_array()) {
@@ -42,9 +42,10 @@ bool ReadEntries(const json& j, const char* name, const std::string& file, std::
   }
   for (const json& e : list) {
     if (!e.is_object() || !e.contains("target") || !e.contains("size") || !e["target"].is_number() ||
-        !e["size"].is_number_unsigned() || !(e["target"].get<double>() > 0) || e["size"].get<std::uint64_t>() < 1) {
-      *error = file + ": an entry of '" + name + "' is not {\"target\": seconds > 0, \"size\": integer >= 1}: " +
-               e.dump();
+        !e["size"].is_number_unsigned() || !(e["target"].get<double>() > 0) ||
+        e["size"].get<std::uint64_t>() < 1) {
+      *error = file + ": an entry of '" + name +
+               "' is not {\"target\": seconds > 0, \"size\": integer >= 1}: " + e.dump();
       return false;
     }
     (*out)[e["target"].get<double>()] = e["size"].get<std::uint64_t>();
@@ -76,14 +77,18 @@ std::vector<std::string> HostCounts(const std::vector<std::string>& rank_hosts) 
   return out;
 }
 
-std::string SerializeCalibrationCache(const CalibrationCacheKey& key, const CalibrationCacheEntries& entries) {
-  json j = {{"format", kFormat}, {"key", KeyJson(key)}, {"comm", EntriesJson(entries.comm)},
+std::string SerializeCalibrationCache(const CalibrationCacheKey& key,
+                                      const CalibrationCacheEntries& entries) {
+  json j = {{"format", kFormat},
+            {"key", KeyJson(key)},
+            {"comm", EntriesJson(entries.comm)},
             {"comp", EntriesJson(entries.comp)}};
   return j.dump(2) + "\n";
 }
 
 std::optional<CalibrationCacheEntries> ParseCalibrationCache(const std::string& text, const std::string& file,
-                                                             const CalibrationCacheKey& key, std::string* error) {
+                                                             const CalibrationCacheKey& key,
+                                                             std::string* error) {
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     *error = file + ": not a JSON object (a calibration cache file is written by nbcguard-harness)";
@@ -99,7 +104,8 @@ std::optional<CalibrationCacheEntries> ParseCalibrationCache(const std::string& 
   }
   CalibrationCacheEntries entries;
   if (j["key"] != KeyJson(key)) return entries;  // another configuration (hash collision): not ours
-  if (!ReadEntries(j, "comm", file, &entries.comm, error) || !ReadEntries(j, "comp", file, &entries.comp, error)) {
+  if (!ReadEntries(j, "comm", file, &entries.comm, error) ||
+      !ReadEntries(j, "comp", file, &entries.comp, error)) {
     return std::nullopt;
   }
   return entries;

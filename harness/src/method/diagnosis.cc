@@ -9,8 +9,7 @@ bool PassiveImpact(double r_mpi_impact, const DiagnosisBands& bands) {
   return std::isfinite(r_mpi_impact) && r_mpi_impact > bands.impact_above;
 }
 
-Diagnosis Diagnose(double r_comm, double r_comp_slowdown, double r_mpi_impact,
-                   const DiagnosisBands& bands) {
+Diagnosis Diagnose(double r_comm, double r_comp_slowdown, double r_mpi_impact, const DiagnosisBands& bands) {
   if (!std::isfinite(r_comm) || !std::isfinite(r_comp_slowdown)) return Diagnosis::kInvalid;
   const bool slowed = r_comp_slowdown > bands.slowdown_above;
   if (r_comm > bands.comm_above) {

@@ -19,8 +19,8 @@ constexpr std::array<std::pair<ReadyOrder, const char*>, 3> kOrders = {{
     {ReadyOrder::kNeighbour, "neighbour"},
 }};
 
-constexpr std::array<Mechanism, kMechanisms> kAllMechanisms = {Mechanism::kSend, Mechanism::kIsend,
-                                                               Mechanism::kPersistent, Mechanism::kPartitioned};
+constexpr std::array<Mechanism, kMechanisms> kAllMechanisms = {
+    Mechanism::kSend, Mechanism::kIsend, Mechanism::kPersistent, Mechanism::kPartitioned};
 
 // SplitMix64 (Steele, Lea, Flood 2014): a fixed, well-mixed 64-bit
 // function, so seeds and data patterns are the same on every platform.
@@ -157,8 +157,8 @@ std::vector<int> ReadyOrderOf(ReadyOrder order, int partitions, std::uint64_t se
       std::uint64_t state = seed;
       for (int i = partitions - 1; i > 0; --i) {
         const std::uint64_t bound = static_cast<std::uint64_t>(i) + 1;
-        const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
-                                    std::numeric_limits<std::uint64_t>::max() % bound;
+        const std::uint64_t limit =
+            std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % bound;
         std::uint64_t draw = 0;
         do {
           state += 0x9E3779B97F4A7C15ull;
@@ -198,10 +198,12 @@ void FillPoison(unsigned char* buffer, std::uint64_t bytes, std::uint64_t sample
     for (int k = 0; k < 8; ++k) b[k] = static_cast<unsigned char>(x >> (8 * k));
     std::memcpy(buffer + 8 * w, b, 8);
   }
-  for (std::uint64_t i = words * 8; i < bytes; ++i) buffer[i] = static_cast<unsigned char>(~PatternByte(sample, i));
+  for (std::uint64_t i = words * 8; i < bytes; ++i)
+    buffer[i] = static_cast<unsigned char>(~PatternByte(sample, i));
 }
 
-std::optional<std::uint64_t> FirstWrongByte(const unsigned char* buffer, std::uint64_t bytes, std::uint64_t sample) {
+std::optional<std::uint64_t> FirstWrongByte(const unsigned char* buffer, std::uint64_t bytes,
+                                            std::uint64_t sample) {
   const std::uint64_t words = bytes / 8;
   for (std::uint64_t w = 0; w < words; ++w) {
     const std::uint64_t x = PatternWord(sample, w);
@@ -216,12 +218,13 @@ std::optional<std::uint64_t> FirstWrongByte(const unsigned char* buffer, std::ui
   return std::nullopt;
 }
 
-std::string DescribeWrongByte(Mechanism m, std::uint64_t partition_bytes, int partitions, std::uint64_t offset,
-                              unsigned char expected, unsigned char got) {
+std::string DescribeWrongByte(Mechanism m, std::uint64_t partition_bytes, int partitions,
+                              std::uint64_t offset, unsigned char expected, unsigned char got) {
   const std::uint64_t p = partition_bytes ? offset / partition_bytes : 0;
   return std::string(ToString(m)) + ", partition " + std::to_string(p) + " of " + std::to_string(partitions) +
-         " (bytes " + std::to_string(p * partition_bytes) + "-" + std::to_string((p + 1) * partition_bytes - 1) +
-         "), byte " + std::to_string(offset) + ": expected " + Hex(expected) + ", got " + Hex(got);
+         " (bytes " + std::to_string(p * partition_bytes) + "-" +
+         std::to_string((p + 1) * partition_bytes - 1) + "), byte " + std::to_string(offset) + ": expected " +
+         Hex(expected) + ", got " + Hex(got);
 }
 
 // ---------------------------------------------------------------- statistics
@@ -272,12 +275,13 @@ Verdict EvaluatePartitioned(const std::vector<PartitionedPoint>& points, const T
     if (!RuleApplies(rule, test)) continue;
     ++v.rules_applied;
     for (const PartitionedPoint& p : points) {
-      if (!rule.region.ContainsPartitioned(p.at.partition_bytes, ToString(p.at.order), p.at.threads)) continue;
+      if (!rule.region.ContainsPartitioned(p.at.partition_bytes, ToString(p.at.order), p.at.threads))
+        continue;
       const std::string name = PointName(p.at);
       auto invalid = [&](const std::string& why) {
-        v.invalid.push_back(
-            {name + ": INVALID (" + (why.empty() ? std::string("no reason given") : why) + ") [rule '" + rule.name + "']",
-             std::nullopt});
+        v.invalid.push_back({name + ": INVALID (" + (why.empty() ? std::string("no reason given") : why) +
+                                 ") [rule '" + rule.name + "']",
+                             std::nullopt});
       };
       if (!p.valid) {
         invalid(p.invalid_reason);

@@ -11,9 +11,12 @@ namespace nbcguard {
 
 const char* ToString(PlacementPolicy p) {
   switch (p) {
-    case PlacementPolicy::kBind: return "bind";
-    case PlacementPolicy::kNuma: return "numa";
-    case PlacementPolicy::kOddEven: return "odd-even";
+    case PlacementPolicy::kBind:
+      return "bind";
+    case PlacementPolicy::kNuma:
+      return "numa";
+    case PlacementPolicy::kOddEven:
+      return "odd-even";
   }
   return "unknown";
 }
@@ -31,7 +34,8 @@ std::string CoreList(const std::vector<int>& cores) {
   if (cores.empty()) return "none";
   bool consecutive = true;
   for (std::size_t i = 1; i < cores.size(); ++i) consecutive = consecutive && cores[i] == cores[i - 1] + 1;
-  if (consecutive && cores.size() > 2) return std::to_string(cores.front()) + "-" + std::to_string(cores.back());
+  if (consecutive && cores.size() > 2)
+    return std::to_string(cores.front()) + "-" + std::to_string(cores.back());
   std::string s;
   for (int c : cores) s += (s.empty() ? "" : ",") + std::to_string(c);
   return s;
@@ -43,8 +47,8 @@ std::string NodeTopology::Describe() const {
   std::string per;
   for (const auto& numa : numa_cores) per += (per.empty() ? "" : " | ") + CoreList(numa);
   const std::size_t n = numa_cores.size();
-  return std::to_string(n) + " NUMA node" + (n == 1 ? "" : "s") + ", " + std::to_string(cores()) + " cores (" +
-         per + ")";
+  return std::to_string(n) + " NUMA node" + (n == 1 ? "" : "s") + ", " + std::to_string(cores()) +
+         " cores (" + per + ")";
 }
 
 std::optional<NodeTopology> TopologyFromHwloc(const std::string& synthetic, std::string* error) {
@@ -72,7 +76,8 @@ std::optional<NodeTopology> TopologyFromHwloc(const std::string& synthetic, std:
     if (pu < 0) continue;
     int which = 0;  // the NUMA node whose cpuset holds the core
     for (int j = 0; j < numa; ++j)
-      if (hwloc_bitmap_isincluded(core->cpuset, hwloc_get_obj_by_type(raw, HWLOC_OBJ_NUMANODE, j)->cpuset)) which = j;
+      if (hwloc_bitmap_isincluded(core->cpuset, hwloc_get_obj_by_type(raw, HWLOC_OBJ_NUMANODE, j)->cpuset))
+        which = j;
     out.numa_cores[which].push_back(pu);
   }
   out.numa_cores.erase(std::remove_if(out.numa_cores.begin(), out.numa_cores.end(),
@@ -106,9 +111,9 @@ Placement PlaceRanks(const NodeTopology& topo, int local_ranks, PlacementPolicy 
                                  ? std::string()
                                  : " keeps " + std::to_string(p.free_cores.size()) + " of the " +
                                        std::to_string(all.size()) + " cores free for progress threads and";
-    p.error = std::string("placement ") + ToString(policy) + kept + " leaves " + std::to_string(compute.size()) +
-              " core(s) for the computation of " + std::to_string(local_ranks) + " rank(s) on this node (" +
-              topo.Describe() + "), " +
+    p.error = std::string("placement ") + ToString(policy) + kept + " leaves " +
+              std::to_string(compute.size()) + " core(s) for the computation of " +
+              std::to_string(local_ranks) + " rank(s) on this node (" + topo.Describe() + "), " +
               (threads > 0 ? std::to_string(threads) + " thread(s) each asked" : "at least one each needed");
     return p;
   }
@@ -124,9 +129,15 @@ Placement PlaceRanks(const NodeTopology& topo, int local_ranks, PlacementPolicy 
     const std::ptrdiff_t first = static_cast<std::ptrdiff_t>(r) * per_rank;
     rp.compute_cores.assign(compute.begin() + first, compute.begin() + first + per_rank);
     switch (policy) {
-      case PlacementPolicy::kBind: rp.progress_core = rp.compute_cores.front(); break;
-      case PlacementPolicy::kNuma: rp.progress_core = topo.numa_cores[numa_of(rp.compute_cores.front())].back(); break;
-      case PlacementPolicy::kOddEven: rp.progress_core = p.free_cores[r % p.free_cores.size()]; break;
+      case PlacementPolicy::kBind:
+        rp.progress_core = rp.compute_cores.front();
+        break;
+      case PlacementPolicy::kNuma:
+        rp.progress_core = topo.numa_cores[numa_of(rp.compute_cores.front())].back();
+        break;
+      case PlacementPolicy::kOddEven:
+        rp.progress_core = p.free_cores[r % p.free_cores.size()];
+        break;
     }
     p.ranks.push_back(rp);
   }

@@ -21,9 +21,11 @@ std::string FormatProgress(const ProgressState& s) {
     phase = "r_mpi_impact round " + std::to_string(s.impact_round) + " (of up to " +
             std::to_string(s.impact_max_rounds) + ")";
   } else if (s.comp_done < s.comp_targets) {
-    phase = "calibrating computation " + std::to_string(s.comp_done + 1) + "/" + std::to_string(s.comp_targets);
+    phase =
+        "calibrating computation " + std::to_string(s.comp_done + 1) + "/" + std::to_string(s.comp_targets);
   } else if (s.comm_done < s.comm_targets) {
-    phase = "calibrating communication " + std::to_string(s.comm_done + 1) + "/" + std::to_string(s.comm_targets);
+    phase =
+        "calibrating communication " + std::to_string(s.comm_done + 1) + "/" + std::to_string(s.comm_targets);
   } else if (s.points_done < s.points) {
     phase = "grid point " + std::to_string(s.points_done + 1) + "/" + std::to_string(s.points);
   } else if (s.points > 0) {
@@ -32,7 +34,8 @@ std::string FormatProgress(const ProgressState& s) {
     phase = "clock sync";
   }
   std::string line = s.id + ": " + phase + ", " + Seconds(s.elapsed) + " elapsed";
-  const bool in_grid = s.impact_round == 0 && s.points_done > 0 && s.points_done < s.points && s.grid_started >= 0;
+  const bool in_grid =
+      s.impact_round == 0 && s.points_done > 0 && s.points_done < s.points && s.grid_started >= 0;
   if (in_grid) {
     const double per_point = (s.elapsed - s.grid_started) / s.points_done;
     double left = per_point * (s.points - s.points_done);

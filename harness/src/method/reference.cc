@@ -60,7 +60,8 @@ std::string ReferenceSpec::Describe() const {
   if (!active()) return "none";
   char bw[32];
   std::snprintf(bw, sizeof bw, "%g MB/s", bandwidth / 1e6);
-  std::string s = std::string(ToString(behaviour)) + " (latency " + FormatDuration(latency) + ", bandwidth " + bw;
+  std::string s =
+      std::string(ToString(behaviour)) + " (latency " + FormatDuration(latency) + ", bandwidth " + bw;
   if (behaviour == ReferenceBehaviour::kLateRank || behaviour == ReferenceBehaviour::kLateExit)
     s += ", rank " + (late_rank < 0 ? std::string("last") : std::to_string(late_rank)) +
          (behaviour == ReferenceBehaviour::kLateRank ? " enters" : " leaves") + " late by " +
@@ -76,7 +77,8 @@ std::string ReferenceSpec::Describe() const {
 std::string Validate(const ReferenceSpec& s) {
   if (!(s.latency >= 0) || !std::isfinite(s.latency)) return "latency must be a finite duration >= 0";
   if (!(s.bandwidth > 0) || !std::isfinite(s.bandwidth)) return "bandwidth must be a finite number > 0";
-  if (!(s.late_delay >= 0) || !std::isfinite(s.late_delay)) return "late_delay must be a finite duration >= 0";
+  if (!(s.late_delay >= 0) || !std::isfinite(s.late_delay))
+    return "late_delay must be a finite duration >= 0";
   if (!(s.share > 0 && s.share <= ReferenceSpec::kMaxShare)) return "share must be a fraction in (0, 0.9]";
   if (!(s.period > 0) || !std::isfinite(s.period)) return "period must be a finite duration > 0";
   if (s.late_rank < -1) return "late_rank must be a rank (>= 0) or -1 for the last rank";
@@ -113,18 +115,19 @@ std::optional<ReferenceSpec> FromEnvironment(const std::function<const char*(con
     const char* var;
     double* out;
   };
-  for (const Number& n : {Number{"NBCGUARD_REFERENCE_LATENCY", &s.latency},
-                          Number{"NBCGUARD_REFERENCE_BANDWIDTH", &s.bandwidth},
-                          Number{"NBCGUARD_REFERENCE_LATE_DELAY", &s.late_delay},
-                          Number{"NBCGUARD_REFERENCE_SHARE", &s.share},
-                          Number{"NBCGUARD_REFERENCE_PERIOD", &s.period}}) {
+  for (const Number& n :
+       {Number{"NBCGUARD_REFERENCE_LATENCY", &s.latency},
+        Number{"NBCGUARD_REFERENCE_BANDWIDTH", &s.bandwidth},
+        Number{"NBCGUARD_REFERENCE_LATE_DELAY", &s.late_delay}, Number{"NBCGUARD_REFERENCE_SHARE", &s.share},
+        Number{"NBCGUARD_REFERENCE_PERIOD", &s.period}}) {
     const char* v = getenv(n.var);
     if (!v) continue;
     char* end = nullptr;
     errno = 0;
     const double x = std::strtod(v, &end);
     if (end == v || *end != '\0' || errno == ERANGE)
-      return fail(std::string(n.var) + "='" + v + "': expected a number (seconds, bytes per second or a fraction)");
+      return fail(std::string(n.var) + "='" + v +
+                  "': expected a number (seconds, bytes per second or a fraction)");
     *n.out = x;
   }
   if (const char* v = getenv("NBCGUARD_REFERENCE_LATE_RANK")) {
@@ -132,7 +135,8 @@ std::optional<ReferenceSpec> FromEnvironment(const std::function<const char*(con
     errno = 0;
     const long r = std::strtol(v, &end, 10);
     if (end == v || *end != '\0' || errno == ERANGE || r < -1 || r > 1 << 30)
-      return fail(std::string("NBCGUARD_REFERENCE_LATE_RANK='") + v + "': expected a rank >= 0, or -1 for the last");
+      return fail(std::string("NBCGUARD_REFERENCE_LATE_RANK='") + v +
+                  "': expected a rank >= 0, or -1 for the last");
     s.late_rank = static_cast<int>(r);
   }
   const std::string invalid = Validate(s);

@@ -70,7 +70,8 @@ double TrimmedMean(std::vector<double> values, double fraction) {
   if (!(fraction >= 0)) fraction = 0;
   fraction = std::min(fraction, 0.4999);
   std::sort(values.begin(), values.end());
-  const std::size_t drop = static_cast<std::size_t>(std::floor(static_cast<double>(values.size()) * fraction));
+  const std::size_t drop =
+      static_cast<std::size_t>(std::floor(static_cast<double>(values.size()) * fraction));
   if (values.size() <= 2 * drop) return kNaN;
   double sum = 0;
   for (std::size_t i = drop; i < values.size() - drop; ++i) sum += values[i];

@@ -15,15 +15,16 @@ std::vector<double> AckRoundTrips(const Comm& comm, const GlobalClock& clock, in
                "MPI_Recv(ack pong)");
       if (i >= 0) times.push_back(clock.LocalNow() - t0);
     } else if (comm.rank() == dest) {
-      CheckMpi(MPI_Recv(&word, 1, MPI_INT32_T, 0, kTagAckPing, comm.get(), MPI_STATUS_IGNORE), "MPI_Recv(ack ping)");
+      CheckMpi(MPI_Recv(&word, 1, MPI_INT32_T, 0, kTagAckPing, comm.get(), MPI_STATUS_IGNORE),
+               "MPI_Recv(ack ping)");
       CheckMpi(MPI_Send(&word, 1, MPI_INT32_T, 0, kTagAckPong, comm.get()), "MPI_Send(ack pong)");
     }
   }
   return times;
 }
 
-std::vector<double> BcastWithAck(const Comm& comm, const GlobalClock& clock, Collective& bcast, int dest, int reps,
-                                 std::string* error) {
+std::vector<double> BcastWithAck(const Comm& comm, const GlobalClock& clock, Collective& bcast, int dest,
+                                 int reps, std::string* error) {
   std::vector<double> times;
   std::int32_t ack = 1;
   std::string wrong;

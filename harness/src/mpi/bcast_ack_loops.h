@@ -28,7 +28,7 @@ std::vector<double> AckRoundTrips(const Comm& comm, const GlobalClock& clock, in
 // Without the checks, back to back on unchanged data (the paper's loop) the
 // buffers stay in cache, and the loop read 5-16 % faster at 1-4 MiB here.
 // *error gets the first wrong element (agreed on every rank).
-std::vector<double> BcastWithAck(const Comm& comm, const GlobalClock& clock, Collective& bcast, int dest, int reps,
-                                 std::string* error);
+std::vector<double> BcastWithAck(const Comm& comm, const GlobalClock& clock, Collective& bcast, int dest,
+                                 int reps, std::string* error);
 
 }  // namespace nbcguard

@@ -12,8 +12,7 @@
 
 namespace nbcguard {
 
-LocalClock::LocalClock(double offset, double drift)
-    : offset_(offset), drift_(drift), mono0_(Mono()) {}
+LocalClock::LocalClock(double offset, double drift) : offset_(offset), drift_(drift), mono0_(Mono()) {}
 
 double LocalClock::Mono() { return MonotonicNow(); }
 

@@ -1,8 +1,8 @@
 // The global clock over MPI (Denis et al., CCPE 2022, section 4.2): ping-pongs with rank 0
 // (flat loop) or along a tree (nbcguard/clock_tree.h: a synchronized partner
 // answers with its estimate of rank 0's time), best round trip per round,
-// offset points against rank 0's clock accumulated over the whole run. Real-time use (the synchronized barrier) extrapolates the fit
-// of the points so far; post-mortem conversion (done by the driver from the
+// offset points against rank 0's clock accumulated over the whole run. Real-time use (the synchronized
+// barrier) extrapolates the fit of the points so far; post-mortem conversion (done by the driver from the
 // recorded points) interpolates between the start and end calibrations.
 #pragma once
 
@@ -31,9 +31,10 @@ class LocalClock {
 };
 
 struct SyncOptions {
-  int rounds = 10;            // offset points per calibration
-  int pingpongs = 100;        // exchanges per round (best one kept)
-  double max_seconds = 0.5;   // per rank per calibration, from its first answer (oversubscribed hosts are slow)
+  int rounds = 10;      // offset points per calibration
+  int pingpongs = 100;  // exchanges per round (best one kept)
+  double max_seconds =
+      0.5;  // per rank per calibration, from its first answer (oversubscribed hosts are slow)
   ClockSyncMethod method = ClockSyncMethod::kFlat;
 };
 

@@ -83,7 +83,8 @@ class Ibcast : public Base {
   int Blocking() override { return MPI_Bcast(send_.data(), Count(), MPI_INT32_T, 0, comm_); }
   std::string Verify(int rep) const override {
     for (std::uint64_t i = 0; i < send_.size(); ++i)
-      if (send_[i] != Pattern(0, rep, i)) return Mismatch("broadcast buffer", i, Pattern(0, rep, i), send_[i]);
+      if (send_[i] != Pattern(0, rep, i))
+        return Mismatch("broadcast buffer", i, Pattern(0, rep, i), send_[i]);
     return {};
   }
 };
@@ -95,7 +96,9 @@ class Ireduce : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Ireduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_, q);
   }
-  int Blocking() override { return MPI_Reduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_); }
+  int Blocking() override {
+    return MPI_Reduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_);
+  }
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
     return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
@@ -109,7 +112,9 @@ class Iallreduce : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iallreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
   }
-  int Blocking() override { return MPI_Allreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_); }
+  int Blocking() override {
+    return MPI_Allreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
+  }
   std::string Verify(int rep) const override {
     return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
   }
@@ -203,7 +208,9 @@ class Iscan : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
   }
-  int Blocking() override { return MPI_Scan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_); }
+  int Blocking() override {
+    return MPI_Scan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
+  }
   std::string Verify(int rep) const override {
     return Expect([&](std::uint64_t i) { return SumOverRanks(rank_ + 1, rep, i); });
   }
@@ -216,7 +223,9 @@ class Iexscan : public Base {
   int Start(MPI_Request* q) override {
     return MPI_Iexscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
   }
-  int Blocking() override { return MPI_Exscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_); }
+  int Blocking() override {
+    return MPI_Exscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
+  }
   std::string Verify(int rep) const override {
     if (rank_ == 0) return {};  // undefined on rank 0 by the standard
     return Expect([&](std::uint64_t i) { return SumOverRanks(rank_, rep, i); });
@@ -244,16 +253,11 @@ std::unique_ptr<Collective> Make(MPI_Comm comm) {
 std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm) {
   using Factory = std::unique_ptr<Collective> (*)(MPI_Comm);
   static const std::pair<const char*, Factory> kRegistry[] = {
-      {"ibcast", Make<Ibcast>},
-      {"ireduce", Make<Ireduce>},
-      {"iallreduce", Make<Iallreduce>},
-      {"iallgather", Make<Iallgather>},
-      {"ialltoall", Make<Ialltoall>},
-      {"igather", Make<Igather>},
-      {"iscatter", Make<Iscatter>},
-      {"ireduce_scatter_block", Make<IreduceScatterBlock>},
-      {"iscan", Make<Iscan>},
-      {"iexscan", Make<Iexscan>},
+      {"ibcast", Make<Ibcast>},         {"ireduce", Make<Ireduce>},
+      {"iallreduce", Make<Iallreduce>}, {"iallgather", Make<Iallgather>},
+      {"ialltoall", Make<Ialltoall>},   {"igather", Make<Igather>},
+      {"iscatter", Make<Iscatter>},     {"ireduce_scatter_block", Make<IreduceScatterBlock>},
+      {"iscan", Make<Iscan>},           {"iexscan", Make<Iexscan>},
       {"ibarrier", Make<Ibarrier>},
   };
   for (const auto& [n, make] : kRegistry)

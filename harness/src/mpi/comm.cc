@@ -30,8 +30,7 @@ Comm::Comm(MPI_Comm parent) {
   CheckMpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   CheckMpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
   MPI_Comm node;
-  CheckMpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-           "MPI_Comm_split_type");
+  CheckMpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
   CheckMpi(MPI_Comm_size(node, &ranks_on_node_), "MPI_Comm_size(node)");
   CheckMpi(MPI_Comm_rank(node, &node_rank_), "MPI_Comm_rank(node)");
   MPI_Comm_free(&node);
@@ -76,9 +75,9 @@ std::vector<std::string> Comm::GatherStrings(const std::string& mine) const {
     total += lens[r];
   }
   std::string all(total, '\0');
-  CheckMpi(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(),
-                       MPI_CHAR, 0, comm_),
-           "MPI_Gatherv(strings)");
+  CheckMpi(
+      MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm_),
+      "MPI_Gatherv(strings)");
   std::vector<std::string> out;
   for (int r = 0; r < size_ && rank_ == 0; ++r) out.push_back(all.substr(displs[r], lens[r]));
   return out;

@@ -12,7 +12,13 @@ namespace nbcguard {
 
 // Tags of the harness's own point-to-point traffic (clock sync and the
 // broadcast acknowledgement check; the measured collectives use no tags).
-enum Tag : int { kTagClockPing = 101, kTagClockPong = 102, kTagAckPing = 103, kTagAckPong = 104, kTagAck = 105 };
+enum Tag : int {
+  kTagClockPing = 101,
+  kTagClockPong = 102,
+  kTagAckPing = 103,
+  kTagAckPong = 104,
+  kTagAck = 105
+};
 
 // Aborts the job with a message naming the call when rc is not MPI_SUCCESS.
 void CheckMpi(int rc, const char* what);

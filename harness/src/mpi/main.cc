@@ -12,8 +12,8 @@
 #include "mode_context.h"
 #include "modes/modes.h"
 #include "nbcguard/clock_tree.h"
-#include "options.h"
 #include "nbcguard/raw_records.h"
+#include "options.h"
 
 namespace nbcguard {
 namespace {
@@ -29,9 +29,9 @@ struct Mode {
   int thread_level;
 };
 constexpr Mode kModes[] = {
-    {"overlap", RunOverlap, MPI_THREAD_FUNNELED},      {"clock-check", RunClockCheck, MPI_THREAD_FUNNELED},
-    {"verify", RunVerify, MPI_THREAD_FUNNELED},        {"passive", RunPassive, MPI_THREAD_FUNNELED},
-    {"bcast-ack", RunBcastAck, MPI_THREAD_FUNNELED},   {"partitioned", RunPartitioned, MPI_THREAD_MULTIPLE},
+    {"overlap", RunOverlap, MPI_THREAD_FUNNELED},    {"clock-check", RunClockCheck, MPI_THREAD_FUNNELED},
+    {"verify", RunVerify, MPI_THREAD_FUNNELED},      {"passive", RunPassive, MPI_THREAD_FUNNELED},
+    {"bcast-ack", RunBcastAck, MPI_THREAD_FUNNELED}, {"partitioned", RunPartitioned, MPI_THREAD_MULTIPLE},
 };
 
 const Mode& FindMode(const std::string& name) {
@@ -56,8 +56,9 @@ int RequiredThreadLevel(int argc, char** argv) {
 // The local clock of this rank, perturbed as --inject-* ask (clock checks).
 LocalClock InjectedClock(const Options& o, int rank) {
   const ClockPerturbation perturb = o.inject_all ? RankPerturbation(rank, o.inject_offset, o.inject_drift)
-                                    : rank == o.inject_rank ? ClockPerturbation{o.inject_offset, o.inject_drift}
-                                                            : ClockPerturbation{};
+                                    : rank == o.inject_rank
+                                        ? ClockPerturbation{o.inject_offset, o.inject_drift}
+                                        : ClockPerturbation{};
   return LocalClock(perturb.offset, perturb.drift);
 }
 

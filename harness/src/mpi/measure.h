@@ -21,15 +21,15 @@ namespace nbcguard {
 // rank's `k` local timestamps (rank-major), its barrier exit and slack.
 struct SampleSet {
   int k = 0;
-  std::vector<std::vector<double>> local;    // [sample][rank * k + j]
-  std::vector<std::vector<double>> exits;    // [sample][rank] local exit time of the barrier
+  std::vector<std::vector<double>> local;  // [sample][rank * k + j]
+  std::vector<std::vector<double>> exits;  // [sample][rank] local exit time of the barrier
   // Per-rank values that are not clock readings (CPU seconds), when Run was
   // asked for `extra` of them: [sample][rank * extra + j].
   int extra = 0;
   std::vector<std::vector<double>> values;
-  std::vector<double> durations;             // [sample] agreed duration (see Measurer::Run)
-  int late_redone = 0;                       // samples redone because a rank was late
-  std::string error;                         // non-empty: conformance failure (agreed)
+  std::vector<double> durations;  // [sample] agreed duration (see Measurer::Run)
+  int late_redone = 0;            // samples redone because a rank was late
+  std::string error;              // non-empty: conformance failure (agreed)
 };
 
 // The nonblocking collective followed at once by MPI_Wait (the
@@ -49,8 +49,7 @@ class Measurer {
   // the body writes that many other values after the stamps (stamps[k ..
   // k + extra)), gathered as they are into `values`.
   SampleSet Run(int k, int reps, const std::function<void(int)>& prepare,
-                const std::function<void(int, double*)>& body,
-                const std::function<std::string(int)>& verify,
+                const std::function<void(int, double*)>& body, const std::function<std::string(int)>& verify,
                 const std::function<double(const std::vector<double>&, int k)>& duration, int extra = 0);
 
   // Collective time: max over ranks of stamp k-1 minus min over ranks of stamp 0.

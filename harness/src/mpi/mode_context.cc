@@ -75,15 +75,22 @@ void WriteContext(ModeContext& c, int thread_level_provided) {
   std::vector<std::string> affinity = c.comm.GatherStrings(json(Affinity()).dump());
   json ctx = {{"mode", o.mode},
               {"collective", o.mode == "partitioned" ? std::string() : o.collective},
-              {"ranks", c.comm.size()}, {"ranks_on_node", c.comm.ranks_on_node()},
+              {"ranks", c.comm.size()},
+              {"ranks_on_node", c.comm.ranks_on_node()},
               {"library_version", c.library_version},
-              {"thread_level_provided", thread_level_provided}, {"hosts", hosts},
+              {"thread_level_provided", thread_level_provided},
+              {"hosts", hosts},
               {"online_cores", sysconf(_SC_NPROCESSORS_ONLN)},
               {"affinity", json::array()},
               {"environment", ProgressEnvironment()},
-              {"comm_targets", o.comm_targets}, {"comp_targets", o.comp_targets},
-              {"repetitions", o.repetitions}, {"inject",
-               {{"rank", o.inject_rank}, {"all", o.inject_all}, {"offset", o.inject_offset}, {"drift", o.inject_drift}}},
+              {"comm_targets", o.comm_targets},
+              {"comp_targets", o.comp_targets},
+              {"repetitions", o.repetitions},
+              {"inject",
+               {{"rank", o.inject_rank},
+                {"all", o.inject_all},
+                {"offset", o.inject_offset},
+                {"drift", o.inject_drift}}},
               {"clock_sync", o.clock_sync}};
   for (auto& a : affinity) ctx["affinity"].push_back(json::parse(a));
   c.raw.Write(record::kContext, ctx);
@@ -95,8 +102,10 @@ void Sync(ModeContext& c, const char* phase, SyncOptions so) {
   const std::size_t before = c.clock.points().size();
   c.clock.Calibrate(so);
   json points = GatherClockPoints(c.comm, c.clock, before);
-  c.raw.Write(record::kClock, {{"phase", phase}, {"points", points}, {"method", c.o.clock_sync},
-                        {"seconds", c.clock.last_seconds()}});  // rank 0's: barrier to barrier
+  c.raw.Write(record::kClock, {{"phase", phase},
+                               {"points", points},
+                               {"method", c.o.clock_sync},
+                               {"seconds", c.clock.last_seconds()}});  // rank 0's: barrier to barrier
   c.sync_seconds += LocalClock::Mono() - t0;
 }
 
@@ -114,7 +123,10 @@ void BarrierSkew(ModeContext& c, SyncBarrier& barrier, int rounds) {
     BarrierExit e = barrier.Wait();
     bool any_late = c.comm.AnyTrue(e.late);
     barrier.Report(any_late);
-    if (any_late) { ++late; continue; }
+    if (any_late) {
+      ++late;
+      continue;
+    }
     std::vector<double> all = c.comm.GatherToRoot({e.exit_local});
     if (c.comm.rank() == 0) sync.push_back(all);
   }
@@ -130,8 +142,9 @@ void BarrierSkew(ModeContext& c, SyncBarrier& barrier, int rounds) {
 }
 
 void WriteBarrierStats(ModeContext& c, const SyncBarrier& barrier) {
-  c.raw.Write(record::kBarrierStats, {{"late_redone", barrier.late_count()}, {"waits", barrier.waits()},
-                                {"final_margin", barrier.margin()}});
+  c.raw.Write(record::kBarrierStats, {{"late_redone", barrier.late_count()},
+                                      {"waits", barrier.waits()},
+                                      {"final_margin", barrier.margin()}});
 }
 
 json Samples(const SampleSet& s, int kind, int kinds) {
@@ -163,8 +176,9 @@ void InjectFaultAt(const ModeContext& c, int point) {
 
 int Conformance(ModeContext& c, const std::string& name, const Collective& coll, std::uint64_t count,
                 const std::string& error) {
-  c.raw.Write(record::kConformanceFailure,
-              {{"collective", name}, {"count", count}, {"bytes", coll.BytesPerRank(count)}, {"error", error}});
+  c.raw.Write(
+      record::kConformanceFailure,
+      {{"collective", name}, {"count", count}, {"bytes", coll.BytesPerRank(count)}, {"error", error}});
   if (c.comm.rank() == 0)
     std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s with count %llu: %s\n", name.c_str(),
                  static_cast<unsigned long long>(count), error.c_str());

@@ -24,7 +24,7 @@ struct ModeContext {
   GlobalClock& clock;
   RawWriter& raw;
   const std::string library_version;  // MPI_Get_library_version, as the library formats it
-  double sync_seconds = 0;  // wall time in clock synchronization (Sync, the start pause)
+  double sync_seconds = 0;            // wall time in clock synchronization (Sync, the start pause)
 };
 
 // MPI_Get_library_version's string (Open MPI counts the terminating NUL in

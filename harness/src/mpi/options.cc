@@ -16,30 +16,41 @@ namespace {
 // Groups of options, registered in the order --help has always listed them.
 void AddPartitionedOptions(CLI::App& app, Options& o) {
   app.add_option("--buffer", o.buffer, "partitioned mode: bytes sent per sample")->check(CLI::PositiveNumber);
-  app.add_option("--partitions", o.partitions, "partitioned mode: partition sizes in bytes (each divides --buffer)")
-      ->delimiter(',')->check(CLI::PositiveNumber);
-  app.add_option("--orders", o.orders, "partitioned mode: ready orders")->delimiter(',')
+  app.add_option("--partitions", o.partitions,
+                 "partitioned mode: partition sizes in bytes (each divides --buffer)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  app.add_option("--orders", o.orders, "partitioned mode: ready orders")
+      ->delimiter(',')
       ->check(CLI::IsMember(ReadyOrderNames()));
-  app.add_option("--pready-threads", o.pready_threads, "partitioned mode: threads marking partitions ready (0 = auto)")
-      ->delimiter(',')->check(CLI::NonNegativeNumber);
+  app.add_option("--pready-threads", o.pready_threads,
+                 "partitioned mode: threads marking partitions ready (0 = auto)")
+      ->delimiter(',')
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--seed", o.seed, "partitioned mode: base seed of the random orders");
 }
 
 void AddClockOptions(CLI::App& app, Options& o) {
-  app.add_option("--sync-sleep", o.sync_sleep, "seconds between the two start calibrations")->check(CLI::NonNegativeNumber);
+  app.add_option("--sync-sleep", o.sync_sleep, "seconds between the two start calibrations")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--clock-check-wait", o.clock_check_wait)->check(CLI::NonNegativeNumber);
-  app.add_option("--clock-check-skew-rounds", o.clock_check_skew_rounds, "clock-check: barrier exit skew rounds")
+  app.add_option("--clock-check-skew-rounds", o.clock_check_skew_rounds,
+                 "clock-check: barrier exit skew rounds")
       ->check(CLI::NonNegativeNumber);
 }
 
 void AddInjectionOptions(CLI::App& app, Options& o) {
-  app.add_option("--inject-rank", o.inject_rank, "rank whose clock is perturbed (not 0)")->check(CLI::PositiveNumber);
+  app.add_option("--inject-rank", o.inject_rank, "rank whose clock is perturbed (not 0)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--inject-offset", o.inject_offset, "seconds added to that rank's clock");
-  app.add_option("--inject-drift", o.inject_drift, "relative rate error of that rank's clock (1e-4 = 100 ppm)");
-  app.add_flag("--inject-all", o.inject_all, "perturb every rank but 0 instead, rank-dependent around the offset "
-                                             "and drift given (nbcguard/clock_tree.h RankPerturbation)");
-  app.add_option("--clock-sync", o.clock_sync, "clock synchronization: flat (every rank against rank 0 in turn) "
-                                               "or tree (log2 p stages)")
+  app.add_option("--inject-drift", o.inject_drift,
+                 "relative rate error of that rank's clock (1e-4 = 100 ppm)");
+  app.add_flag("--inject-all", o.inject_all,
+               "perturb every rank but 0 instead, rank-dependent around the offset "
+               "and drift given (nbcguard/clock_tree.h RankPerturbation)");
+  app.add_option("--clock-sync", o.clock_sync,
+                 "clock synchronization: flat (every rank against rank 0 in turn) "
+                 "or tree (log2 p stages)")
       ->check(CLI::IsMember(ClockSyncMethodNames()));
 }
 
@@ -57,29 +68,35 @@ void AddProgressionOptions(CLI::App& app, Options& o) {
 void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes) {
   app.add_option("--mode", o.mode)->check(CLI::IsMember(modes));
   AddPartitionedOptions(app, o);
-  app.add_option("--counts", o.counts, "bcast-ack mode: int32 elements per broadcast")->delimiter(',')
+  app.add_option("--counts", o.counts, "bcast-ack mode: int32 elements per broadcast")
+      ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  app.add_option("--sizes", o.sizes, "passive mode: matrix sizes")->delimiter(',')->check(CLI::PositiveNumber);
+  app.add_option("--sizes", o.sizes, "passive mode: matrix sizes")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_option("--collective", o.collective)->check(CLI::IsMember(CollectiveNames()));
   app.add_option("--comm", o.comm_targets, "target communication times (s)")->delimiter(',');
   app.add_option("--comp", o.comp_targets, "target computation times (s)")->delimiter(',');
   app.add_option("--repetitions", o.repetitions)->check(CLI::Range(3, 100000));
   app.add_option("--threads", o.threads, "OpenMP threads per rank (0 = auto)")->check(CLI::NonNegativeNumber);
-  app.add_option("--reserve", o.reserve, "cores per rank kept free of computation")->check(CLI::NonNegativeNumber);
+  app.add_option("--reserve", o.reserve, "cores per rank kept free of computation")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--calibration-runs", o.calibration_runs)->check(CLI::Range(1, 1000));
   AddClockOptions(app, o);
   app.add_option("--max-bytes", o.max_bytes, "largest buffer of one rank");
   AddInjectionOptions(app, o);
   AddProgressionOptions(app, o);
-  app.add_option("--fault", o.fault, "inject a failure: a rank exits or hangs, or results are corrupted (testing)")
+  app.add_option("--fault", o.fault,
+                 "inject a failure: a rank exits or hangs, or results are corrupted (testing)")
       ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));
   app.add_option("--fault-rank", o.fault_rank)->check(CLI::NonNegativeNumber);
   app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();
   app.add_option("--calibration-cache", o.calibration_cache,
                  "directory of calibrated sizes reused as search starts (empty: no cache)");
-  app.add_option("--cache-deployment", o.cache_deployment,
-                 "the deployment as part of the calibration cache key (deployment, progression, reference, env)");
+  app.add_option(
+      "--cache-deployment", o.cache_deployment,
+      "the deployment as part of the calibration cache key (deployment, progression, reference, env)");
 }
 
 bool ArgIs(int argc, char** argv, const std::string& name, const std::string& value) {

@@ -23,7 +23,7 @@ struct Options {
   std::string mode = "overlap";
   std::string collective = "ibcast";
   std::vector<double> comm_targets, comp_targets;
-  std::vector<int> sizes;  // passive mode: matrix sizes, one per --comp target
+  std::vector<int> sizes;             // passive mode: matrix sizes, one per --comp target
   std::vector<std::uint64_t> counts;  // bcast-ack mode: ibcast element counts (int32)
   int repetitions = CaseDefaults().repetitions;
   int threads = CaseDefaults().threads;
@@ -36,13 +36,13 @@ struct Options {
   int inject_rank = -1;
   bool inject_all = false;  // every rank but 0, rank-dependent (RankPerturbation)
   double inject_offset = 0, inject_drift = 0;
-  std::string clock_sync = "flat";  // flat | tree (nbcguard/clock_tree.h)
+  std::string clock_sync = "flat";   // flat | tree (nbcguard/clock_tree.h)
   std::string progression = "none";  // none | poll | thread: application-side progression
   double progress_interval = CaseDefaults().progress_interval;  // seconds between MPI_Test calls
-  std::string placement = "bind";     // thread: bind | numa | odd-even (placement.h)
-  std::string fault = "none";  // none | exit | hang | corrupt: for testing failure handling
+  std::string placement = "bind";  // thread: bind | numa | odd-even (placement.h)
+  std::string fault = "none";      // none | exit | hang | corrupt: for testing failure handling
   int fault_rank = 1;
-  int fault_point = 1;         // overlap point (0-based, grid order) where the fault happens
+  int fault_point = 1;  // overlap point (0-based, grid order) where the fault happens
   std::string out;
   // Calibration cache (calibration_cache.h): directory (empty: off) and the
   // driver's description of the deployment, part of the cache key.

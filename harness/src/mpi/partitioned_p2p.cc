@@ -67,11 +67,13 @@ void PartitionedTransfer::Setup(const PartitionedPointSpec& point) {
   }
 #if MPI_VERSION >= 4
   if (rank_ == kSender)
-    CheckMpi(MPI_Psend_init(buffer_.data(), n, count, MPI_BYTE, kReceiver, 0, comm_, MPI_INFO_NULL, &partitioned_),
-             "MPI_Psend_init");
+    CheckMpi(
+        MPI_Psend_init(buffer_.data(), n, count, MPI_BYTE, kReceiver, 0, comm_, MPI_INFO_NULL, &partitioned_),
+        "MPI_Psend_init");
   else if (rank_ == kReceiver)
-    CheckMpi(MPI_Precv_init(buffer_.data(), n, count, MPI_BYTE, kSender, 0, comm_, MPI_INFO_NULL, &partitioned_),
-             "MPI_Precv_init");
+    CheckMpi(
+        MPI_Precv_init(buffer_.data(), n, count, MPI_BYTE, kSender, 0, comm_, MPI_INFO_NULL, &partitioned_),
+        "MPI_Precv_init");
 #endif
 }
 
@@ -99,8 +101,8 @@ void PartitionedTransfer::Prepare(Mechanism m, std::uint64_t sample, const std::
     case Mechanism::kSend:
     case Mechanism::kIsend:
       for (int p = 0; p < n; ++p)
-        CheckMpi(MPI_Irecv(buffer_.data() + static_cast<std::uint64_t>(p) * point_.partition_bytes, count, MPI_BYTE,
-                           kSender, p, comm_, &per_partition_[p]),
+        CheckMpi(MPI_Irecv(buffer_.data() + static_cast<std::uint64_t>(p) * point_.partition_bytes, count,
+                           MPI_BYTE, kSender, p, comm_, &per_partition_[p]),
                  "MPI_Irecv");
       break;
     case Mechanism::kPersistent:
@@ -120,8 +122,8 @@ void PartitionedTransfer::CheckArrived(int p) {
     const unsigned char want = PatternByte(sample_, at);
     if (buffer_[at] != want) {
       arrival_error_ = "MPI_Parrived reported the partition arrived before its data: " +
-                       DescribeWrongByte(Mechanism::kPartitioned, point_.partition_bytes, point_.partitions, at,
-                                         want, buffer_[at]);
+                       DescribeWrongByte(Mechanism::kPartitioned, point_.partition_bytes, point_.partitions,
+                                         at, want, buffer_[at]);
       return;
     }
   }
@@ -141,12 +143,14 @@ void PartitionedTransfer::Transfer(Mechanism m) {
         break;
       case Mechanism::kIsend:
         ForEachReady(order_, point_.threads, [&](int p) {
-          CheckMpi(MPI_Isend(buf + p * size, count, MPI_BYTE, kReceiver, p, comm_, &per_partition_[p]), "MPI_Isend");
+          CheckMpi(MPI_Isend(buf + p * size, count, MPI_BYTE, kReceiver, p, comm_, &per_partition_[p]),
+                   "MPI_Isend");
         });
         CheckMpi(MPI_Waitall(n, per_partition_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall(isend)");
         break;
       case Mechanism::kPersistent:
-        ForEachReady(order_, point_.threads, [&](int p) { CheckMpi(MPI_Start(&persistent_[p]), "MPI_Start"); });
+        ForEachReady(order_, point_.threads,
+                     [&](int p) { CheckMpi(MPI_Start(&persistent_[p]), "MPI_Start"); });
         CheckMpi(MPI_Waitall(n, persistent_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall(persistent)");
         break;
       case Mechanism::kPartitioned:
@@ -154,7 +158,8 @@ void PartitionedTransfer::Transfer(Mechanism m) {
         // Starting the request is part of each transfer: it is what
         // re-arms a partitioned send for the next buffer.
         CheckMpi(MPI_Start(&partitioned_), "MPI_Start(MPI_Psend_init request)");
-        ForEachReady(order_, point_.threads, [&](int p) { CheckMpi(MPI_Pready(p, partitioned_), "MPI_Pready"); });
+        ForEachReady(order_, point_.threads,
+                     [&](int p) { CheckMpi(MPI_Pready(p, partitioned_), "MPI_Pready"); });
         CheckMpi(MPI_Wait(&partitioned_, MPI_STATUS_IGNORE), "MPI_Wait(partitioned send)");
 #endif
         break;

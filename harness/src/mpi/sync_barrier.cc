@@ -8,12 +8,11 @@
 namespace nbcguard {
 
 namespace {
-constexpr double kMaxMargin = 1.0;     // seconds
-constexpr double kMinMargin = 20e-6;   // seconds
+constexpr double kMaxMargin = 1.0;    // seconds
+constexpr double kMinMargin = 20e-6;  // seconds
 }  // namespace
 
-SyncBarrier::SyncBarrier(const Comm& comm, const GlobalClock& clock)
-    : comm_(comm), clock_(clock) {
+SyncBarrier::SyncBarrier(const Comm& comm, const GlobalClock& clock) : comm_(comm), clock_(clock) {
   // The margin must cover agreeing on the deadline: a few broadcasts.
   std::vector<double> costs;
   for (int i = 0; i < 21; ++i) {

@@ -12,9 +12,9 @@
 namespace nbcguard {
 
 struct BarrierExit {
-  bool late = false;       // this rank saw the deadline already passed
-  double slack = 0;        // deadline - arrival (global seconds); negative when late
-  double exit_local = 0;   // local clock when the busy-wait ended
+  bool late = false;      // this rank saw the deadline already passed
+  double slack = 0;       // deadline - arrival (global seconds); negative when late
+  double exit_local = 0;  // local clock when the busy-wait ended
 };
 
 class SyncBarrier {

@@ -56,9 +56,13 @@ json CpuKindJson(const CpuBusy& b, const GlobalSamples& spans, double reading_lo
   for (double f : b.busiest) busiest.push_back(FiniteOrNull(f));
   for (std::size_t r = 0; r < b.per_rank.size(); ++r)
     per_rank.push_back({{"rank", r}, {"median", FiniteOrNull(b.per_rank[r])}});
-  return {{"median", FiniteOrNull(b.summary.median)}, {"ci_lo", FiniteOrNull(b.summary.lo)},
-          {"ci_hi", FiniteOrNull(b.summary.hi)}, {"n", b.summary.n}, {"busiest_per_repetition", busiest},
-          {"per_rank", per_rank}, {"wall_median", FiniteOrNull(b.median_wall)},
+  return {{"median", FiniteOrNull(b.summary.median)},
+          {"ci_lo", FiniteOrNull(b.summary.lo)},
+          {"ci_hi", FiniteOrNull(b.summary.hi)},
+          {"n", b.summary.n},
+          {"busiest_per_repetition", busiest},
+          {"per_rank", per_rank},
+          {"wall_median", FiniteOrNull(b.median_wall)},
           {"t_collective_median", FiniteOrNull(Median(t))},
           {"reading_bias", FiniteOrNull(reading_loss / b.median_wall)}};
 }
@@ -69,7 +73,8 @@ json CpuKindJson(const CpuBusy& b, const GlobalSamples& spans, double reading_lo
 double ReadingLoss(const json& rec) {
   if (!rec.contains("reading_cost") || !rec["reading_cost"].is_object()) return kReduceNaN;
   const json& c = rec["reading_cost"];
-  if (!c.contains("wall") || !c.contains("cpu") || !c["wall"].is_array() || !c["cpu"].is_array()) return kReduceNaN;
+  if (!c.contains("wall") || !c.contains("cpu") || !c["wall"].is_array() || !c["cpu"].is_array())
+    return kReduceNaN;
   std::vector<double> loss;
   for (std::size_t r = 0; r < c["wall"].size() && r < c["cpu"].size(); ++r)
     if (c["wall"][r].is_number() && c["cpu"][r].is_number())
@@ -86,10 +91,11 @@ std::string ShortCallsNote(const CpuBusy& nbc, const CpuBusy& blocking, double l
     const double bias = loss / b->median_wall;
     if (!(bias > 0.05)) continue;
     char text[200];
-    std::snprintf(text, sizeof text, "%s%s call lasts %s: a call that polls throughout reads %.2f (the CPU "
+    std::snprintf(text, sizeof text,
+                  "%s%s call lasts %s: a call that polls throughout reads %.2f (the CPU "
                   "readings cost %.1f us of wall time outside the CPU they count)",
-                  short_calls.empty() ? "the " : "; the ", name, FormatDuration(b->median_wall).c_str(), 1 - bias,
-                  loss * 1e6);
+                  short_calls.empty() ? "the " : "; the ", name, FormatDuration(b->median_wall).c_str(),
+                  1 - bias, loss * 1e6);
     short_calls += text;
   }
   return short_calls;
@@ -100,28 +106,33 @@ std::string ShortCallsNote(const CpuBusy& nbc, const CpuBusy& blocking, double l
 CpuOverhead CpuOverheadOf(const RawRun& run, const std::vector<ClockFit>& clocks) {
   CpuOverhead out;
   const json& env = run.context.contains("environment") ? run.context["environment"] : json::object();
-  const std::string wait_policy = env.is_object() ? env.value("OMP_WAIT_POLICY", std::string()) : std::string();
+  const std::string wait_policy =
+      env.is_object() ? env.value("OMP_WAIT_POLICY", std::string()) : std::string();
   for (const json* rec : RecordsOfType(run, record::kCpu)) {
     const double target = rec->value("comm_target", kReduceNaN);
     const json& nbc_samples = rec->contains("nonblocking") ? (*rec)["nonblocking"] : json::object();
     const json& blocking_samples = rec->contains("blocking") ? (*rec)["blocking"] : json::object();
-    if (!std::isfinite(target) || !nbc_samples.contains("local") || !blocking_samples.contains("local")) continue;
+    if (!std::isfinite(target) || !nbc_samples.contains("local") || !blocking_samples.contains("local"))
+      continue;
     const CpuBusy nbc = SummarizeCpuBusy(CpuReadings(nbc_samples, clocks));
     const CpuBusy blocking = SummarizeCpuBusy(CpuReadings(blocking_samples, clocks));
     out.per_comm[target] = {nbc.summary, blocking.summary};
     const double loss = ReadingLoss(*rec);
-    json row = {{"comm_target", target}, {"count", rec->value("count", json())},
+    json row = {{"comm_target", target},
+                {"count", rec->value("count", json())},
                 {"bytes_per_rank", rec->value("bytes", json())},
                 {"nonblocking", CpuKindJson(nbc, ToGlobal(nbc_samples, clocks), loss)},
                 {"blocking", CpuKindJson(blocking, ToGlobal(blocking_samples, clocks), loss)},
-                {"reading_loss_s", FiniteOrNull(loss)}, {"omp_wait_policy", wait_policy}};
+                {"reading_loss_s", FiniteOrNull(loss)},
+                {"omp_wait_policy", wait_policy}};
     if (nbc.summary.n == 0 || blocking.summary.n == 0) row["error"] = "no usable CPU reading";
     const std::string short_calls = ShortCallsNote(nbc, blocking, loss);
     if (!short_calls.empty()) row["resolution"] = short_calls;
     // Idle OpenMP threads that spin are CPU the library did not use.
     if (wait_policy != "PASSIVE")
-      row["warning"] = "OMP_WAIT_POLICY is not PASSIVE: idle OpenMP threads may spin and be counted as the "
-                       "collective's CPU";
+      row["warning"] =
+          "OMP_WAIT_POLICY is not PASSIVE: idle OpenMP threads may spin and be counted as the "
+          "collective's CPU";
     out.rows.push_back(row);
   }
   return out;

@@ -85,9 +85,14 @@ json ClockFitJson(const RawRun& run, const std::vector<ClockFit>& clocks) {
   for (std::size_t r = 0; r < clocks.size(); ++r) {
     const ClockFit& f = clocks[r];
     const int rank = static_cast<int>(r);
-    json rec = {{"rank", r}, {"points", f.points}, {"offset_s", f.model.offset()},
-                {"drift_ppm", f.model.drift() * 1e6}, {"residual_rms_s", f.residual_rms},
-                {"min_rtt_s", f.min_rtt}, {"span_s", f.span}, {"method", method}};
+    json rec = {{"rank", r},
+                {"points", f.points},
+                {"offset_s", f.model.offset()},
+                {"drift_ppm", f.model.drift() * 1e6},
+                {"residual_rms_s", f.residual_rms},
+                {"min_rtt_s", f.min_rtt},
+                {"span_s", f.span},
+                {"method", method}};
     if (rank > 0) {
       rec["server"] = tree ? TreeServer(rank) : 0;
       rec["depth"] = tree ? TreeDepth(rank) : 1;

@@ -98,8 +98,8 @@ std::string ConformanceErrorOf(const RawRun& run) {
   for (const json* rec : RecordsOfType(run, record::kConformanceFailure))
     error = (*rec)["collective"].get<std::string>() + " with count " +
             std::to_string((*rec)["count"].get<std::uint64_t>()) + " (" +
-            std::to_string((*rec)["bytes"].get<std::uint64_t>()) + " bytes per rank): " +
-            (*rec)["error"].get<std::string>();
+            std::to_string((*rec)["bytes"].get<std::uint64_t>()) +
+            " bytes per rank): " + (*rec)["error"].get<std::string>();
   return error;
 }
 
@@ -124,14 +124,16 @@ Calibration CalibrationOf(const RawRun& run, const std::vector<double>& comm_tar
   for (const json* rec : RecordsOfType(run, record::kCommCalibration)) {
     c.record["comm"].push_back(*rec);
     const double t = (*rec)["target"];
-    c.comm_invalid[t] = (*rec)["converged"] ? "" : "communication calibration failed for " + FormatDuration(t) +
-                                                       ": " + (*rec)["reason"].get<std::string>();
+    c.comm_invalid[t] = (*rec)["converged"] ? ""
+                                            : "communication calibration failed for " + FormatDuration(t) +
+                                                  ": " + (*rec)["reason"].get<std::string>();
   }
   for (const json* rec : RecordsOfType(run, record::kCompCalibration)) {
     c.record["comp"].push_back(*rec);
     const double t = (*rec)["target"];
-    c.comp_invalid[t] = (*rec)["converged"] ? "" : "computation calibration failed for " + FormatDuration(t) +
-                                                       ": " + (*rec)["reason"].get<std::string>();
+    c.comp_invalid[t] = (*rec)["converged"] ? ""
+                                            : "computation calibration failed for " + FormatDuration(t) +
+                                                  ": " + (*rec)["reason"].get<std::string>();
   }
   return c;
 }
@@ -156,7 +158,8 @@ MpiImpact MpiImpactOf(const RawRun& run, const NoMpiTimes& no_mpi, int ranks) {
     const int n = (*rec)["n"];
     json& row = rows[target];
     if (row.is_null()) row = {{"comp_target", target}, {"n", n}};
-    if ((*rec).value("late", false)) row["error"] = "a rank started its paced runs late; runs were not simultaneous";
+    if ((*rec).value("late", false))
+      row["error"] = "a rank started its paced runs late; runs were not simultaneous";
     std::vector<double> w = SlowestPerRep((*rec)["times"].get<std::vector<double>>(), ranks);
     with_all[target].insert(with_all[target].end(), w.begin(), w.end());
     if (auto sz = no_mpi.find(n); sz != no_mpi.end()) {
@@ -262,9 +265,12 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   p->r_comp_slowdown = Summarize(o.r_slow);
   p->osu_overlap_pct = Summarize(o.osu);
   p->imb_overlap_pct = Summarize(o.imb);
-  red->samples.push_back({{"comm_target", p->comm_target}, {"comp_target", p->comp_target},
-                          {"bytes_per_rank", rec["bytes"]}, {"matrix_n", rec["n"]},
-                          {"t_comm_ref", comm_ref}, {"t_comp_ref", comp_ref},
+  red->samples.push_back({{"comm_target", p->comm_target},
+                          {"comp_target", p->comp_target},
+                          {"bytes_per_rank", rec["bytes"]},
+                          {"matrix_n", rec["n"]},
+                          {"t_comm_ref", comm_ref},
+                          {"t_comp_ref", comp_ref},
                           {"overlap_columns", {"t_measured", "t_call", "t_comp", "t_wait"}},
                           {"overlap", o.rows}});
 }

@@ -23,7 +23,8 @@ using PointKey = std::tuple<std::uint64_t, std::string, int>;
 PointKey KeyOf(const PartitionedPointSpec& p) { return {p.partition_bytes, ToString(p.order), p.threads}; }
 
 PointKey KeyOf(const json& rec) {
-  return {rec.value("partition_bytes", std::uint64_t{0}), rec.value("order", std::string()), rec.value("threads", 0)};
+  return {rec.value("partition_bytes", std::uint64_t{0}), rec.value("order", std::string()),
+          rec.value("threads", 0)};
 }
 
 PartitionedPointSpec SpecOf(const json& rec) {
@@ -71,8 +72,9 @@ PartitionedReduction ReducePartitioned(const RawRun& run) {
     const auto it = measured.find(KeyOf(at));
     if (it == measured.end()) {
       p.valid = false;
-      p.invalid_reason = red.conformance_error.empty() ? "not measured (run ended before this point)"
-                                                       : "not measured (the run stopped at a conformance failure)";
+      p.invalid_reason = red.conformance_error.empty()
+                             ? "not measured (run ended before this point)"
+                             : "not measured (the run stopped at a conformance failure)";
     } else if (it->second->contains("invalid_reason")) {
       p.valid = false;
       p.invalid_reason = (*it->second)["invalid_reason"].get<std::string>();
@@ -100,8 +102,10 @@ PartitionedReduction ReducePartitioned(const RawRun& run) {
         p.valid = false;
         p.invalid_reason = "no finite r_partitioned (a mechanism has no positive time)";
       }
-      red.samples.push_back({{"partition_bytes", at.partition_bytes}, {"order", ToString(at.order)},
-                             {"threads", at.threads}, {"seconds", per}});
+      red.samples.push_back({{"partition_bytes", at.partition_bytes},
+                             {"order", ToString(at.order)},
+                             {"threads", at.threads},
+                             {"seconds", per}});
     }
     red.points.push_back(p);
     red.verified_samples.push_back(verified);

@@ -143,7 +143,8 @@ timer_t ArmTimer(int sig, void* value, double first, double interval) {
   ev.sigev_value.sival_ptr = value;
   ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
   timer_t timer{};
-  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) Die(std::string("timer_create: ") + std::strerror(errno));
+  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0)
+    Die(std::string("timer_create: ") + std::strerror(errno));
   itimerspec its{};
   its.it_value = ToTimespec(first);
   its.it_interval = ToTimespec(interval);
@@ -428,8 +429,9 @@ bool Ready(const Pending& p) {
 void Refuse(const char* call, int count, const MPI_Request* requests) {
   for (int i = 0; i < count; ++i)
     if (Ours(&requests[i]))
-      Die(std::string(call) + " on a request of a reference behaviour is not supported; use MPI_Wait, "
-                              "MPI_Waitall or MPI_Test");
+      Die(std::string(call) +
+          " on a request of a reference behaviour is not supported; use MPI_Wait, "
+          "MPI_Waitall or MPI_Test");
 }
 
 }  // namespace
@@ -508,75 +510,95 @@ int MPI_Request_free(MPI_Request* request) {
 }
 
 int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
-  return Start(comm, Bytes(type, count, 1),
-               [=](MPI_Request* r) { return PMPI_Ibcast(buf, count, type, root, comm, r); }, request);
+  return Start(
+      comm, Bytes(type, count, 1),
+      [=](MPI_Request* r) { return PMPI_Ibcast(buf, count, type, root, comm, r); }, request);
 }
 
 int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request* request) {
-  return Start(comm, Bytes(type, count, 1),
-               [=](MPI_Request* r) { return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, r); },
-               request);
+  return Start(
+      comm, Bytes(type, count, 1),
+      [=](MPI_Request* r) { return PMPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, r); },
+      request);
 }
 
 int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                    MPI_Request* request) {
-  return Start(comm, Bytes(type, count, 1),
-               [=](MPI_Request* r) { return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, r); },
-               request);
+  return Start(
+      comm, Bytes(type, count, 1),
+      [=](MPI_Request* r) { return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, r); }, request);
 }
 
 int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return Start(comm, Bytes(sendtype, sendcount, 1), [=](MPI_Request* r) {
-    return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
-  }, request);
+  return Start(
+      comm, Bytes(sendtype, sendcount, 1),
+      [=](MPI_Request* r) {
+        return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+      },
+      request);
 }
 
 int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return Start(comm, Bytes(sendtype, sendcount, CommSize(comm)), [=](MPI_Request* r) {
-    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
-  }, request);
+  return Start(
+      comm, Bytes(sendtype, sendcount, CommSize(comm)),
+      [=](MPI_Request* r) {
+        return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r);
+      },
+      request);
 }
 
 int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return Start(comm, Bytes(sendtype, sendcount, 1), [=](MPI_Request* r) {
-    return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r);
-  }, request);
+  return Start(
+      comm, Bytes(sendtype, sendcount, 1),
+      [=](MPI_Request* r) {
+        return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r);
+      },
+      request);
 }
 
 int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   // Every rank models the root's send buffer (recvcount x ranks), so all
   // ranks agree on D.
-  return Start(comm, Bytes(recvtype, recvcount, CommSize(comm)), [=](MPI_Request* r) {
-    return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r);
-  }, request);
+  return Start(
+      comm, Bytes(recvtype, recvcount, CommSize(comm)),
+      [=](MPI_Request* r) {
+        return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r);
+      },
+      request);
 }
 
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type, MPI_Op op,
                               MPI_Comm comm, MPI_Request* request) {
-  return Start(comm, Bytes(type, recvcount, CommSize(comm)), [=](MPI_Request* r) {
-    return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, r);
-  }, request);
+  return Start(
+      comm, Bytes(type, recvcount, CommSize(comm)),
+      [=](MPI_Request* r) {
+        return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, r);
+      },
+      request);
 }
 
 int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               MPI_Request* request) {
-  return Start(comm, Bytes(type, count, 1),
-               [=](MPI_Request* r) { return PMPI_Iscan(sendbuf, recvbuf, count, type, op, comm, r); }, request);
+  return Start(
+      comm, Bytes(type, count, 1),
+      [=](MPI_Request* r) { return PMPI_Iscan(sendbuf, recvbuf, count, type, op, comm, r); }, request);
 }
 
 int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                 MPI_Request* request) {
-  return Start(comm, Bytes(type, count, 1),
-               [=](MPI_Request* r) { return PMPI_Iexscan(sendbuf, recvbuf, count, type, op, comm, r); }, request);
+  return Start(
+      comm, Bytes(type, count, 1),
+      [=](MPI_Request* r) { return PMPI_Iexscan(sendbuf, recvbuf, count, type, op, comm, r); }, request);
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-  return Start(comm, 0, [=](MPI_Request* r) { return PMPI_Ibarrier(comm, r); }, request);
+  return Start(
+      comm, 0, [=](MPI_Request* r) { return PMPI_Ibarrier(comm, r); }, request);
 }
 
 }  // extern "C"

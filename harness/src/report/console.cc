@@ -65,7 +65,8 @@ void PrintRunContext(std::ostream& out, const RunInfo& info) {
       out << "; placement " << pl.value("policy", "?") << " on " << pl.value("topology", "?") << ":";
       for (const json& r : pl.value("ranks", json::array())) {
         std::string cores;
-        for (const json& c : r["compute_cores"]) cores += (cores.empty() ? "" : ",") + std::to_string(c.get<int>());
+        for (const json& c : r["compute_cores"])
+          cores += (cores.empty() ? "" : ",") + std::to_string(c.get<int>());
         out << " rank " << r.value("rank", -1) << " computes on " << cores << ", progress thread on "
             << r.value("progress_core", -1) << ";";
       }
@@ -98,9 +99,9 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   out << "ratios: median [95% CI of the median]; r_overhead 0 = overlap, 1 = serialized, >1 = worse\n";
   out << std::left << std::setw(7) << "comm" << std::setw(7) << "comp" << std::setw(10) << "comm_ref"
       << std::setw(10) << "comp_ref" << std::setw(10) << "measured" << std::setw(20) << "r_overhead"
-      << std::setw(6) << "OSU%" << std::setw(6) << "IMB%"
-      << std::setw(20) << "r_comm" << std::setw(20) << "r_comp_slowdown" << std::setw(18)
-      << "r_mpi_impact" << std::setw(18) << "cpu_busy_nbc" << std::setw(18) << "cpu_busy_blocking"
+      << std::setw(6) << "OSU%" << std::setw(6) << "IMB%" << std::setw(20) << "r_comm" << std::setw(20)
+      << "r_comp_slowdown" << std::setw(18) << "r_mpi_impact" << std::setw(18) << "cpu_busy_nbc"
+      << std::setw(18) << "cpu_busy_blocking"
       << "diagnosis\n";
   for (const PointResult& p : red.points) {
     out << std::setw(7) << FormatDuration(p.comm_target) << std::setw(7) << FormatDuration(p.comp_target);
@@ -111,10 +112,9 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
     out << std::setw(10) << Dur(p.t_comm_ref) << std::setw(10) << Dur(p.t_comp_ref) << std::setw(10)
         << Dur(p.t_measured) << std::setw(20) << Cell(p.r_overhead) << std::setw(6)
         << Num(p.osu_overlap_pct.median, 0) << std::setw(6) << Num(p.imb_overlap_pct.median, 0)
-        << std::setw(20) << Cell(p.r_comm)
-        << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact)
-        << std::setw(18) << Cell(p.cpu_busy_nbc) << std::setw(18) << Cell(p.cpu_busy_blocking)
-        << ToString(p.diagnosis) << "\n";
+        << std::setw(20) << Cell(p.r_comm) << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18)
+        << Cell(p.r_mpi_impact) << std::setw(18) << Cell(p.cpu_busy_nbc) << std::setw(18)
+        << Cell(p.cpu_busy_blocking) << ToString(p.diagnosis) << "\n";
   }
   out << "OSU%, IMB%: the overlap percentages those benchmarks would report from the same samples "
          "(100 = hidden, 0 = serialized or worse; for comparison, not verdicts)\n";
@@ -136,9 +136,8 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
     for (const auto& [rank, extra] : p.late_ranks) {
       const auto& t = p.per_rank[rank];
       out << "late rank at " << FormatDuration(p.comm_target) << " x " << FormatDuration(p.comp_target)
-          << ": rank " << rank << " entered the collective " << Dur(extra)
-          << " after the others (start call " << Dur(t.call) << ", end " << Dur(t.end)
-          << " after the first rank's start)\n";
+          << ": rank " << rank << " entered the collective " << Dur(extra) << " after the others (start call "
+          << Dur(t.call) << ", end " << Dur(t.end) << " after the first rank's start)\n";
     }
     for (const auto& [rank, extra] : p.late_exits) {
       out << "late exit at " << FormatDuration(p.comm_target) << " x " << FormatDuration(p.comp_target)
@@ -149,8 +148,8 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   PrintVerdictLines(out, red.conformance_error, info.threshold_file, v);
 }
 
-void PrintVerdictLines(std::ostream& out, const std::string& conformance_error, const std::string& threshold_file,
-                       const Verdict& v) {
+void PrintVerdictLines(std::ostream& out, const std::string& conformance_error,
+                       const std::string& threshold_file, const Verdict& v) {
   if (!conformance_error.empty()) out << "CONFORMANCE FAILURE: " << conformance_error << "\n";
   out << "thresholds: " << threshold_file << "\n";
   for (const Finding& f : v.failures) out << "  FAIL " << f.Message() << "\n";

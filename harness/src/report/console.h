@@ -14,7 +14,7 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
 
 // The end of every test's table, whatever its kind: a conformance failure,
 // the threshold file, each finding and invalid point, and the verdict.
-void PrintVerdictLines(std::ostream& out, const std::string& conformance_error, const std::string& threshold_file,
-                       const Verdict& v);
+void PrintVerdictLines(std::ostream& out, const std::string& conformance_error,
+                       const std::string& threshold_file, const Verdict& v);
 
 }  // namespace nbcguard

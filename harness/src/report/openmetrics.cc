@@ -18,7 +18,8 @@ namespace {
 
 std::string MetricPart(const std::string& s) {
   std::string out;
-  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
+  for (char c : s)
+    out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
   return out.empty() ? "unknown" : out;
 }
 
@@ -27,7 +28,10 @@ std::string LabelValue(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') { out += "\\n"; continue; }
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     out += c;
   }
   return out;
@@ -96,18 +100,20 @@ void AddPartitioned(const json& r, const std::string& impl, const std::string& l
     const int threads = p.value("threads", 0);
     const std::string partition = p.value("partition", std::string());
     const double ratio = p.contains("r_partitioned") ? Get(p["r_partitioned"], "median") : NAN;
-    const std::string name = "partition=" + partition + " order=" + order + " threads=" + std::to_string(threads);
+    const std::string name =
+        "partition=" + partition + " order=" + order + " threads=" + std::to_string(threads);
     if (std::find(checked.begin(), checked.end(), name) != checked.end() && std::isfinite(ratio) &&
         !(lowest <= ratio))
       lowest = ratio;
     const std::string point = labels + ",partition=\"" + LabelValue(partition) + "\",order=\"" +
                               LabelValue(order) + "\",threads=\"" + std::to_string(threads) + "\"";
-    f->Add(impl + "r_partitioned", "median partitioned bandwidth / best other mechanism's at a grid point", point,
-           ratio);
+    f->Add(impl + "r_partitioned", "median partitioned bandwidth / best other mechanism's at a grid point",
+           point, ratio);
     const json& bw = p.value("bandwidth_bytes_per_s", json::object());
     if (bw.contains("partitioned"))
       f->Add(impl + "partitioned_bandwidth_bytes_per_second",
-             "median effective bandwidth of MPI_Psend_init/MPI_Pready", point, Get(bw["partitioned"], "median"));
+             "median effective bandwidth of MPI_Psend_init/MPI_Pready", point,
+             Get(bw["partitioned"], "median"));
   }
   f->Add(impl + "verdict_pass", "1 when the test passed its thresholds", labels,
          verdict.value("pass", false) ? 1.0 : 0.0);
@@ -125,8 +131,8 @@ void AddCpuBusy(const json& p, double comm, const std::string& impl, const std::
   const double blocking = p.contains("cpu_busy_blocking") ? Get(p["cpu_busy_blocking"], "median") : NAN;
   if (std::isfinite(nbc) || std::isfinite(blocking)) cpu_rows->push_back(comm);
   const std::string row = labels + ",comm=\"" + FormatDuration(comm) + "\"";
-  f->Add(impl + "cpu_busy_nbc", "median CPU-busy fraction in the nonblocking collective + MPI_Wait (1 polling)", row,
-         nbc);
+  f->Add(impl + "cpu_busy_nbc",
+         "median CPU-busy fraction in the nonblocking collective + MPI_Wait (1 polling)", row, nbc);
   f->Add(impl + "cpu_busy_blocking", "median CPU-busy fraction in the blocking collective (1 polling)", row,
          blocking);
 }
@@ -157,12 +163,14 @@ void AddOverlap(const json& r, const std::string& impl, const std::string& label
   }
   double rtt = NAN;
   for (const json& k : r.value("clock_sync", json::array()))
-    if (k.is_object() && std::isfinite(Get(k, "min_rtt_s")) && !(rtt >= Get(k, "min_rtt_s"))) rtt = Get(k, "min_rtt_s");
+    if (k.is_object() && std::isfinite(Get(k, "min_rtt_s")) && !(rtt >= Get(k, "min_rtt_s")))
+      rtt = Get(k, "min_rtt_s");
   f->Add(impl + "verdict_pass", "1 when the test passed its thresholds", labels,
          verdict.value("pass", false) ? 1.0 : 0.0);
-  f->Add(impl + "r_overhead_worst", "worst median r_overhead over the points the thresholds checked", labels, worst);
-  f->Add(impl + "r_mpi_impact_max", "largest median r_mpi_impact (1 = the idle library costs nothing)", labels,
-         impact);
+  f->Add(impl + "r_overhead_worst", "worst median r_overhead over the points the thresholds checked", labels,
+         worst);
+  f->Add(impl + "r_mpi_impact_max", "largest median r_mpi_impact (1 = the idle library costs nothing)",
+         labels, impact);
   f->Add(impl + "sync_precision_seconds", "largest clock offset uncertainty over ranks (min RTT / 2)", labels,
          rtt / 2);
   AddVerdict(verdict, impl, labels, invalid, f);
@@ -183,10 +191,8 @@ void WriteOpenMetrics(std::ostream& out, const std::vector<json>& results) {
                                LabelValue(c.value("collective", "")) + "\",nodes=\"" +
                                std::to_string(c.value("nodes", 0)) + "\",deployment=\"" +
                                LabelValue(partitioned ? "partitioned" : c.value("deployment", "")) + "\"";
-    if (partitioned)
-      AddPartitioned(r, impl, labels, &families);
-    else
-      AddOverlap(r, impl, labels, &families);
+    if (partitioned) AddPartitioned(r, impl, labels, &families);
+    else AddOverlap(r, impl, labels, &families);
   }
   families.Write(out);
   out << "# EOF\n";

@@ -32,26 +32,30 @@ Rgb ColourScale::At(double v) const {
 // The end labels say the scale saturates, so a red cell reading 3.1 is not
 // mistaken for a colour-bar error.
 const ColourScale& OverheadScale() {
-  static const ColourScale s("r_overhead", "0 overlap, 1 serialized, >1 worse than not overlapping, <0 imprecision",
-                             {{-0.5, kBelow, "\u2264-0.5"}, {0, kGood, "0"}, {1, kSerial, "1"}, {2, kBad, "\u22652"}});
+  static const ColourScale s(
+      "r_overhead", "0 overlap, 1 serialized, >1 worse than not overlapping, <0 imprecision",
+      {{-0.5, kBelow, "\u2264-0.5"}, {0, kGood, "0"}, {1, kSerial, "1"}, {2, kBad, "\u22652"}});
   return s;
 }
 
 const ColourScale& CommScale() {
-  static const ColourScale s("r_comm", "0 background progress, 1 all work in MPI calls, >1 communication slowed",
+  static const ColourScale s("r_comm",
+                             "0 background progress, 1 all work in MPI calls, >1 communication slowed",
                              {{0, kGood, "0"}, {1, kSerial, "1"}, {2, kBad, "\u22652"}});
   return s;
 }
 
 const ColourScale& SlowdownScale() {
-  static const ColourScale s("r_comp_slowdown", "1 computation undisturbed, >1 progress stole CPU or bandwidth",
-                             {{0.8, kBelow, "\u22640.8"}, {1, kGood, "1"}, {1.5, kSerial, "1.5"}, {2, kBad, "\u22652"}});
+  static const ColourScale s(
+      "r_comp_slowdown", "1 computation undisturbed, >1 progress stole CPU or bandwidth",
+      {{0.8, kBelow, "\u22640.8"}, {1, kGood, "1"}, {1.5, kSerial, "1.5"}, {2, kBad, "\u22652"}});
   return s;
 }
 
 const ColourScale& ImpactScale() {
-  static const ColourScale s("r_mpi_impact", "1 no impact, >1 the idle MPI runtime slows computing",
-                             {{0.9, kBelow, "\u22640.9"}, {1, kGood, "1"}, {1.1, kSerial, "1.1"}, {1.3, kBad, "\u22651.3"}});
+  static const ColourScale s(
+      "r_mpi_impact", "1 no impact, >1 the idle MPI runtime slows computing",
+      {{0.9, kBelow, "\u22640.9"}, {1, kGood, "1"}, {1.1, kSerial, "1.1"}, {1.3, kBad, "\u22651.3"}});
   return s;
 }
 
@@ -80,30 +84,42 @@ Rgb Tint(Rgb c, double amount) {
 
 const char* MetricName(Metric m) {
   switch (m) {
-    case Metric::kOverhead: return "r_overhead";
-    case Metric::kComm: return "r_comm";
-    case Metric::kSlowdown: return "r_comp_slowdown";
-    case Metric::kImpact: return "r_mpi_impact";
+    case Metric::kOverhead:
+      return "r_overhead";
+    case Metric::kComm:
+      return "r_comm";
+    case Metric::kSlowdown:
+      return "r_comp_slowdown";
+    case Metric::kImpact:
+      return "r_mpi_impact";
   }
   return "?";
 }
 
 const Ratio& Get(const Point& p, Metric m) {
   switch (m) {
-    case Metric::kOverhead: return p.overhead;
-    case Metric::kComm: return p.comm_ratio;
-    case Metric::kSlowdown: return p.slowdown;
-    case Metric::kImpact: return p.impact;
+    case Metric::kOverhead:
+      return p.overhead;
+    case Metric::kComm:
+      return p.comm_ratio;
+    case Metric::kSlowdown:
+      return p.slowdown;
+    case Metric::kImpact:
+      return p.impact;
   }
   return p.overhead;
 }
 
 const ColourScale& ScaleOf(Metric m) {
   switch (m) {
-    case Metric::kOverhead: return OverheadScale();
-    case Metric::kComm: return CommScale();
-    case Metric::kSlowdown: return SlowdownScale();
-    case Metric::kImpact: return ImpactScale();
+    case Metric::kOverhead:
+      return OverheadScale();
+    case Metric::kComm:
+      return CommScale();
+    case Metric::kSlowdown:
+      return SlowdownScale();
+    case Metric::kImpact:
+      return ImpactScale();
   }
   return OverheadScale();
 }
@@ -132,10 +148,14 @@ std::string FormatInterval(double lo, double hi) {
 
 CellText CellLabel(const Point* p, Metric m) {
   switch (KindOf(p, m)) {
-    case CellKind::kNotMeasured: return {"not measured", ""};
-    case CellKind::kInvalid: return {"invalid", ""};
-    case CellKind::kNoValue: return {"n/a", ""};
-    case CellKind::kValue: break;
+    case CellKind::kNotMeasured:
+      return {"not measured", ""};
+    case CellKind::kInvalid:
+      return {"invalid", ""};
+    case CellKind::kNoValue:
+      return {"n/a", ""};
+    case CellKind::kValue:
+      break;
   }
   const Ratio& r = Get(*p, m);
   return {FormatRatio(r.median), FormatInterval(r.lo, r.hi)};
@@ -153,8 +173,9 @@ int LogAxis::IndexOf(double v) const {
 
 LogAxis MakeLogAxis(std::vector<double> values, double default_factor) {
   LogAxis a;
-  values.erase(std::remove_if(values.begin(), values.end(), [](double v) { return !(v > 0) || !std::isfinite(v); }),
-               values.end());
+  values.erase(
+      std::remove_if(values.begin(), values.end(), [](double v) { return !(v > 0) || !std::isfinite(v); }),
+      values.end());
   std::sort(values.begin(), values.end());
   // Targets read back from JSON may differ in the last bit; 1e-6 relative
   // is far below any grid step.
@@ -245,7 +266,8 @@ LinearAxis NiceLinearAxis(double lo, double hi, int max_ticks) {
   a.lo = std::floor(lo / step + 1e-9) * step;
   a.hi = std::ceil(hi / step - 1e-9) * step;
   if (a.hi <= a.lo) a.hi = a.lo + step;
-  for (double t = a.lo; t <= a.hi + step * 1e-6; t += step) a.ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+  for (double t = a.lo; t <= a.hi + step * 1e-6; t += step)
+    a.ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
   return a;
 }
 
@@ -263,12 +285,23 @@ std::string HtmlEscape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

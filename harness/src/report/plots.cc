@@ -34,7 +34,8 @@ enum class Align { kLeft, kCentre, kRight };
 void SetColour(cairo_t* cr, Rgb c) { cairo_set_source_rgb(cr, c.r, c.g, c.b); }
 
 void Font(cairo_t* cr, double size, bool bold) {
-  cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_select_font_face(cr, kFont, CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size(cr, size);
 }
 
@@ -59,7 +60,8 @@ std::string Fit(cairo_t* cr, std::string s, double size, bool bold, double max_w
 
 // Splits s at spaces into lines no wider than max_w, at most max_lines (the
 // last one ellipsized if the text goes on).
-std::vector<std::string> Wrap(cairo_t* cr, const std::string& s, double size, double max_w, std::size_t max_lines) {
+std::vector<std::string> Wrap(cairo_t* cr, const std::string& s, double size, double max_w,
+                              std::size_t max_lines) {
   std::vector<std::string> lines;
   std::string rest = s;
   while (!rest.empty() && lines.size() + 1 < max_lines && Width(cr, rest, size) > max_w) {
@@ -220,9 +222,10 @@ Header MakeHeader(const CaseView& v, const std::string& what) {
 // The verdict line at the bottom: a picture copied out of its context still
 // says how the test ended.
 void DrawVerdict(cairo_t* cr, const CaseView& v, double y, double width) {
-  const std::string s = "verdict: " + v.status + (v.status == v.verdict_summary.substr(0, v.status.size())
-                                                       ? v.verdict_summary.substr(v.status.size())
-                                                       : " (" + v.verdict_summary + ")");
+  const std::string s =
+      "verdict: " + v.status +
+      (v.status == v.verdict_summary.substr(0, v.status.size()) ? v.verdict_summary.substr(v.status.size())
+                                                                : " (" + v.verdict_summary + ")");
   Text(cr, kMargin, y, Fit(cr, s, 12, true, width - 2 * kMargin), 12, Align::kLeft, true,
        v.pass ? kPassInk : kFailInk);
 }
@@ -283,9 +286,16 @@ struct Panel {
             ink = plot::TextColourOn(bg);
             break;
           }
-          case plot::CellKind::kInvalid: Hatch(cr, cxl, cyt, cw, ch); break;
-          case plot::CellKind::kNoValue: FillRect(cr, cxl, cyt, cw, ch, plot::kNoValue); break;
-          case plot::CellKind::kNotMeasured: DashedRect(cr, cxl, cyt, cw, ch); ink = kMuted; break;
+          case plot::CellKind::kInvalid:
+            Hatch(cr, cxl, cyt, cw, ch);
+            break;
+          case plot::CellKind::kNoValue:
+            FillRect(cr, cxl, cyt, cw, ch, plot::kNoValue);
+            break;
+          case plot::CellKind::kNotMeasured:
+            DashedRect(cr, cxl, cyt, cw, ch);
+            ink = kMuted;
+            break;
         }
         const plot::CellText label = plot::CellLabel(p, metric);
         double main = std::clamp(std::min(cw, ch) * 0.2, 10.0, 22.0);
@@ -299,7 +309,8 @@ struct Panel {
         if (show_detail) {
           const double total = main * 1.05 + detail * 1.2;
           Text(cr, cxl + cw / 2, mid - total / 2 + main * 0.5, label.main, main, Align::kCentre, !word, ink);
-          Text(cr, cxl + cw / 2, mid + total / 2 - detail * 0.5, label.detail, detail, Align::kCentre, false, ink);
+          Text(cr, cxl + cw / 2, mid + total / 2 - detail * 0.5, label.detail, detail, Align::kCentre, false,
+               ink);
         } else {
           // Text on the hatch gets a white plate so "invalid" stays legible.
           if (kind == plot::CellKind::kInvalid) {
@@ -328,7 +339,8 @@ struct Panel {
       cairo_stroke(cr);
       Text(cr, centres[i], py + ph + 14, cx.labels[i], kTickFont, Align::kCentre);
     }
-    Text(cr, px + pw / 2, py + ph + 36, "communication time (target)", kAxisFont, Align::kCentre, false, kMuted);
+    Text(cr, px + pw / 2, py + ph + 36, "communication time (target)", kAxisFont, Align::kCentre, false,
+         kMuted);
     centres.clear();
     widths.clear();
     for (std::size_t i = 0; i < cy.values.size(); ++i) {
@@ -389,8 +401,8 @@ struct Panel {
     cairo_set_line_width(cr, 1);
     cairo_save(cr);
     SetColour(cr, kInk);
-    VerticalText(cr, bx + kBarWidth + 6 + bar_labels_w + 18, by + bh / 2, std::string(s.name()) + " (median)", 12,
-                 true);
+    VerticalText(cr, bx + kBarWidth + 6 + bar_labels_w + 18, by + bh / 2, std::string(s.name()) + " (median)",
+                 12, true);
     cairo_restore(cr);
   }
 };
@@ -401,7 +413,8 @@ struct Panel {
 // cell is grey. The same reason for many points is listed once.
 std::vector<std::string> HeatmapKey(const CaseView& v, const std::vector<plot::Metric>& metrics) {
   std::vector<std::string> lines;
-  for (plot::Metric m : metrics) lines.push_back(std::string(plot::MetricName(m)) + ": " + plot::ScaleOf(m).legend());
+  for (plot::Metric m : metrics)
+    lines.push_back(std::string(plot::MetricName(m)) + ": " + plot::ScaleOf(m).legend());
   std::vector<std::string> reasons;
   std::size_t invalid = 0;
   for (const plot::Point& p : v.points) {
@@ -414,7 +427,8 @@ std::vector<std::string> HeatmapKey(const CaseView& v, const std::vector<plot::M
   for (std::size_t i = 0; i < reasons.size() && i < kMaxReasons; ++i)
     lines.push_back((i == 0 ? "invalid (" + std::to_string(invalid) + "): " : "invalid: ") + reasons[i]);
   if (reasons.size() > kMaxReasons)
-    lines.push_back("invalid: " + std::to_string(reasons.size() - kMaxReasons) + " more reason(s) in results.json");
+    lines.push_back("invalid: " + std::to_string(reasons.size() - kMaxReasons) +
+                    " more reason(s) in results.json");
   return lines;
 }
 
@@ -443,7 +457,8 @@ double PpdFor(const plot::Grid& g, double max_w, double max_h) {
   return plot::PixelsPerDecade(g.comm, g.comp, max_w, max_h, 64, 400);
 }
 
-Figure HeatmapFigure(cairo_t* m, const CaseView& v, const plot::Grid& grid, std::vector<plot::Metric> metrics) {
+Figure HeatmapFigure(cairo_t* m, const CaseView& v, const plot::Grid& grid,
+                     std::vector<plot::Metric> metrics) {
   const bool pair = metrics.size() > 1;
   // The pair shares one scale and the width with each other.
   const double ppd = PpdFor(grid, pair ? 400 : 560, 480);
@@ -536,7 +551,8 @@ void DrawImpactBar(cairo_t* cr, const ImpactArea& a, const plot::ImpactBar& b, d
     label_top = std::min(label_top, a.Y(b.impact.hi));
   }
   Text(cr, cx, label_top - 22, plot::FormatRatio(b.impact.median), 13, Align::kCentre, true);
-  Text(cr, cx, label_top - 8, plot::FormatInterval(b.impact.lo, b.impact.hi), 10, Align::kCentre, false, kMuted);
+  Text(cr, cx, label_top - 8, plot::FormatInterval(b.impact.lo, b.impact.hi), 10, Align::kCentre, false,
+       kMuted);
 }
 
 // The line at 1 (no impact), drawn over the bars so it reads through them,
@@ -558,7 +574,8 @@ void DrawImpactAxes(cairo_t* cr, const ImpactArea& a) {
   cairo_line_to(cr, a.px + 0.5, a.py + a.ph + 0.5);
   cairo_line_to(cr, a.px + a.w, a.py + a.ph + 0.5);
   cairo_stroke(cr);
-  Text(cr, a.px + a.w / 2, a.py + a.ph + 36, "computation time (target)", kAxisFont, Align::kCentre, false, kMuted);
+  Text(cr, a.px + a.w / 2, a.py + a.ph + 36, "computation time (target)", kAxisFont, Align::kCentre, false,
+       kMuted);
 }
 
 Figure ImpactFigure(cairo_t* m, const CaseView& v) {
@@ -606,7 +623,8 @@ Figure ImpactFigure(cairo_t* m, const CaseView& v) {
 }  // namespace
 
 namespace {
-void Render(const nlohmann::json& results, const fs::path& dir, std::vector<fs::path>* written, std::string* error);
+void Render(const nlohmann::json& results, const fs::path& dir, std::vector<fs::path>* written,
+            std::string* error);
 }  // namespace
 
 const std::vector<PlotKind>& PlotKinds() {
@@ -642,7 +660,8 @@ std::vector<fs::path> RenderPlots(const nlohmann::json& results, const fs::path&
 
 namespace {
 
-void Render(const nlohmann::json& results, const fs::path& dir, std::vector<fs::path>* written, std::string* error) {
+void Render(const nlohmann::json& results, const fs::path& dir, std::vector<fs::path>* written,
+            std::string* error) {
   CaseView v;
   if (!ReadCase(results, &v, error)) return;
   if (v.IsPartitioned()) {
@@ -669,7 +688,8 @@ void Render(const nlohmann::json& results, const fs::path& dir, std::vector<fs::
     for (const char* ext : {".png", ".svg"}) {
       fs::path path = base;
       path += ext;
-      const bool ok = std::string(ext) == ".png" ? WritePng(figures[i], path, error) : WriteSvg(figures[i], path, error);
+      const bool ok =
+          std::string(ext) == ".png" ? WritePng(figures[i], path, error) : WriteSvg(figures[i], path, error);
       if (!ok) return;
       written->push_back(path);
     }

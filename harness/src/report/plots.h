@@ -28,7 +28,7 @@ std::string NoPicturesReason(const nlohmann::json& results);
 // PlotKinds() order, PNG before SVG. On failure returns what was written
 // before it and sets *error; the caller decides whether that matters (a
 // test's verdict never depends on its pictures).
-std::vector<std::filesystem::path> RenderPlots(const nlohmann::json& results, const std::filesystem::path& dir,
-                                               std::string* error);
+std::vector<std::filesystem::path> RenderPlots(const nlohmann::json& results,
+                                               const std::filesystem::path& dir, std::string* error);
 
 }  // namespace nbcguard::report

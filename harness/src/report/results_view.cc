@@ -66,9 +66,10 @@ std::string CaseView::Title() const {
 
 int CaseView::ValidPoints() const {
   if (IsPartitioned())
-    return static_cast<int>(
-        std::count_if(partitioned.begin(), partitioned.end(), [](const PartitionedRow& r) { return r.valid; }));
-  return static_cast<int>(std::count_if(points.begin(), points.end(), [](const plot::Point& p) { return p.valid; }));
+    return static_cast<int>(std::count_if(partitioned.begin(), partitioned.end(),
+                                          [](const PartitionedRow& r) { return r.valid; }));
+  return static_cast<int>(
+      std::count_if(points.begin(), points.end(), [](const plot::Point& p) { return p.valid; }));
 }
 
 int CaseView::TotalPoints() const {
@@ -78,7 +79,8 @@ int CaseView::TotalPoints() const {
 double CaseView::LowestPartitioned() const {
   double lowest = NAN;
   for (const PartitionedRow& r : partitioned)
-    if (r.valid && r.r_partitioned.present() && !(lowest <= r.r_partitioned.median)) lowest = r.r_partitioned.median;
+    if (r.valid && r.r_partitioned.present() && !(lowest <= r.r_partitioned.median))
+      lowest = r.r_partitioned.median;
   return lowest;
 }
 
@@ -119,7 +121,8 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
   v.collective = Str(c, "collective");
   v.deployment = Str(c, "deployment", "?");
   v.nodes = c.is_object() && c.contains("nodes") && c["nodes"].is_number() ? c["nodes"].get<int>() : 0;
-  v.threads = c.is_object() && c.contains("threads") && c["threads"].is_number() ? c["threads"].get<int>() : 0;
+  v.threads =
+      c.is_object() && c.contains("threads") && c["threads"].is_number() ? c["threads"].get<int>() : 0;
   v.implementation = Str(j, "implementation_label");
   const json& env = j.contains("environment") ? j["environment"] : json::object();
   v.library = FirstLineOf(Str(env, "library_version", "unknown library"));
@@ -140,14 +143,19 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
       r.partition_bytes = p.is_object() && p.contains("partition_bytes") && p["partition_bytes"].is_number()
                               ? p["partition_bytes"].get<std::uint64_t>()
                               : 0;
-      r.partitions = p.is_object() && p.contains("partitions") && p["partitions"].is_number() ? p["partitions"].get<int>() : 0;
+      r.partitions = p.is_object() && p.contains("partitions") && p["partitions"].is_number()
+                         ? p["partitions"].get<int>()
+                         : 0;
       r.order = Str(p, "order", "?");
-      r.threads = p.is_object() && p.contains("threads") && p["threads"].is_number() ? p["threads"].get<int>() : 0;
+      r.threads =
+          p.is_object() && p.contains("threads") && p["threads"].is_number() ? p["threads"].get<int>() : 0;
       r.valid = p.is_object() && p.value("valid", false);
       r.invalid_reason = Str(p, "invalid_reason");
-      const json& bw = p.is_object() && p.contains("bandwidth_bytes_per_s") ? p["bandwidth_bytes_per_s"] : json::object();
+      const json& bw =
+          p.is_object() && p.contains("bandwidth_bytes_per_s") ? p["bandwidth_bytes_per_s"] : json::object();
       for (int m = 0; m < 4; ++m)
-        r.bandwidth[m] = bw.is_object() && bw.contains(kMechanismNames[m]) ? Num(bw[kMechanismNames[m]], "median") : NAN;
+        r.bandwidth[m] =
+            bw.is_object() && bw.contains(kMechanismNames[m]) ? Num(bw[kMechanismNames[m]], "median") : NAN;
       r.best_other = Str(p, "best_other", "-");
       r.r_partitioned = ReadRatio(p, "r_partitioned");
       r.verdict = Str(p, "verdict");
@@ -214,7 +222,8 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
   const bool no_thresholds = Str(verdict, "threshold_file") == "(none)";
   if (!conformance.empty()) v.failures.push_back("conformance failure: " + conformance);
   if (!harness.empty()) v.failures.push_back(harness);
-  if (no_thresholds) v.failures.push_back("no threshold file matches the running library (" + v.library + ")");
+  if (no_thresholds)
+    v.failures.push_back("no threshold file matches the running library (" + v.library + ")");
   std::string first_limit;
   if (verdict.is_object() && verdict.contains("failures") && verdict["failures"].is_array()) {
     for (const json& f : verdict["failures"]) {
@@ -227,13 +236,15 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
         const std::string at = !Str(f, "at").empty() ? Str(f, "at")
                                                      : "comm=" + FormatDuration(Num(f, "comm_target")) +
                                                            " comp=" + FormatDuration(Num(f, "comp_target"));
-        first_limit = at + ": " + Str(f, "metric", "?") + " " + plot::FormatRatio(Num(f["measured"], "median")) +
-                      (is_max ? " > max " : " < min ") + plot::FormatRatio(Num(f, "limit")) +
+        first_limit = at + ": " + Str(f, "metric", "?") + " " +
+                      plot::FormatRatio(Num(f["measured"], "median")) + (is_max ? " > max " : " < min ") +
+                      plot::FormatRatio(Num(f, "limit")) +
                       (Str(f, "diagnosis").empty() ? "" : " (" + Str(f, "diagnosis") + ")");
       }
     }
   }
-  const bool outranked = !conformance.empty() || !harness.empty() || no_thresholds;  // failures before the limits
+  const bool outranked =
+      !conformance.empty() || !harness.empty() || no_thresholds;  // failures before the limits
   if (!no_mpi.empty()) v.failures.push_back("r_mpi_impact: " + no_mpi);
   if (verdict.is_object() && verdict.contains("invalid") && verdict["invalid"].is_array())
     for (const json& s : verdict["invalid"])
@@ -243,7 +254,10 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
 
   const bool verdict_pass = verdict.is_object() && verdict.value("pass", false);
   v.pass = verdict_pass && conformance.empty() && harness.empty() && no_mpi.empty() && !no_thresholds;
-  v.status = !conformance.empty() ? "CONFORMANCE FAILURE" : !harness.empty() ? "HARNESS FAILED" : v.pass ? "PASS" : "FAIL";
+  v.status = !conformance.empty() ? "CONFORMANCE FAILURE"
+             : !harness.empty()   ? "HARNESS FAILED"
+             : v.pass             ? "PASS"
+                                  : "FAIL";
   if (!v.pass && v.failures.empty()) v.failures.push_back(v.verdict_summary);
   if (!v.failures.empty()) v.headline = !outranked && !first_limit.empty() ? first_limit : v.failures.front();
   *out = std::move(v);

@@ -39,7 +39,7 @@ struct CaseView {
   std::string library;    // first line of MPI_Get_library_version
   std::string reference;  // reference behaviour's name; empty = the library's own progression
   bool pass = false;
-  std::string status;     // PASS, FAIL, HARNESS FAILED, CONFORMANCE FAILURE
+  std::string status;  // PASS, FAIL, HARNESS FAILED, CONFORMANCE FAILURE
   std::string verdict_summary;
   std::vector<std::string> failures;      // why the test failed, most important first
   std::string headline;                   // the first failure, short enough for a table cell
@@ -54,9 +54,9 @@ struct CaseView {
   bool IsPartitioned() const { return kind == "partitioned"; }
   int ValidPoints() const;
   int TotalPoints() const;
-  double WorstOverhead() const;  // NaN when no valid point has one
+  double WorstOverhead() const;      // NaN when no valid point has one
   double LowestPartitioned() const;  // lowest median r_partitioned over valid points; NaN when none
-  double MaxImpact() const;      // NaN when none was measured
+  double MaxImpact() const;          // NaN when none was measured
   // Largest median CPU-busy fraction over the valid points (NaN when none
   // has one: results written before Hoefler et al., 2006's measurement existed).
   double MaxCpuBusyNbc() const;

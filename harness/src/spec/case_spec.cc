@@ -94,8 +94,8 @@ std::optional<std::vector<double>> ReadTimeList(const Value& v) {
     }
     auto same = std::find_if(out.begin(), out.end(), [&](double x) { return SameTime(x, *t); });
     if (same != out.end()) {
-      v.Fail(item, yaml_schema::Describe(item) + " repeats " + FormatDuration(*same) +
-                       "; list each time once");
+      v.Fail(item,
+             yaml_schema::Describe(item) + " repeats " + FormatDuration(*same) + "; list each time once");
       ok = false;
       continue;
     }
@@ -146,7 +146,8 @@ void ParseBandwidth(const Value& v, CaseSpec& c) {
   if (text) {
     for (const Unit& u : kUnits) {
       const std::string name = u.name;
-      if (text->size() <= name.size() || text->compare(text->size() - name.size(), name.size(), name) != 0) continue;
+      if (text->size() <= name.size() || text->compare(text->size() - name.size(), name.size(), name) != 0)
+        continue;
       std::string number = text->substr(0, text->size() - name.size());
       if (!number.empty() && number.back() == ' ') number.pop_back();
       char* end = nullptr;
@@ -171,15 +172,17 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
          if (b && *b != ReferenceBehaviour::kNone) {
            c.reference.behaviour = *b;
          } else {
-           v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
-                              (name ? yaml_schema::DidYouMean(*name, ReferenceBehaviourNames()) : std::string()));
+           v.Fail(v.node,
+                  "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
+                      (name ? yaml_schema::DidYouMean(*name, ReferenceBehaviourNames()) : std::string()));
          }
        }},
       {"latency", "a positive duration with a unit, e.g. 20us", Need::kOptional, "20us",
        "modelled duration = latency + bytes / bandwidth",
        [](const Value& v, CaseSpec& c) { ParseReferenceDuration(v, c.reference.latency); }},
       {"bandwidth", "a positive rate with a unit B/s, kB/s, MB/s or GB/s, e.g. 50MB/s", Need::kOptional,
-       "50MB/s", "modelled bandwidth (well below the real one, so the real transfer adds little)", ParseBandwidth},
+       "50MB/s", "modelled bandwidth (well below the real one, so the real transfer adds little)",
+       ParseBandwidth},
       {"late_rank", "a rank >= 0, or -1 for the last rank", Need::kOptional, "-1",
        "late-rank, late-exit: the rank that enters (leaves) the collective late",
        [](const Value& v, CaseSpec& c) {
@@ -327,11 +330,12 @@ void ParsePartitionSizes(const Value& v, PartitionedDraft& d) {
 }
 
 void ParsePartitionCounts(const Value& v, PartitionedDraft& d) {
-  auto counts = yaml_schema::ReadItems<long long>(v, false, [](const YAML::Node& n) -> std::optional<long long> {
-    std::optional<long long> x = yaml_schema::ScalarInt(n);
-    if (!x || *x < 1 || *x > static_cast<long long>(PartitionedSpec::kMaxPartitions)) return std::nullopt;
-    return x;
-  });
+  auto counts =
+      yaml_schema::ReadItems<long long>(v, false, [](const YAML::Node& n) -> std::optional<long long> {
+        std::optional<long long> x = yaml_schema::ScalarInt(n);
+        if (!x || *x < 1 || *x > static_cast<long long>(PartitionedSpec::kMaxPartitions)) return std::nullopt;
+        return x;
+      });
   if (!counts) return;
   std::vector<PartitionedDraft::Item> items;
   std::size_t i = 0;
@@ -350,8 +354,9 @@ const std::vector<Field<PartitionedDraft>>& PartitionedFields() {
          if (bytes && *bytes <= kMaxBuffer) {
            d.spec.buffer = *bytes;
          } else {
-           v.Fail(v.node, bytes ? "expected " + v.type + "; got " + FormatBytes(*bytes)
-                                : text ? error : "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
+           v.Fail(v.node, bytes  ? "expected " + v.type + "; got " + FormatBytes(*bytes)
+                          : text ? error
+                                 : "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
          }
        }},
       {"partitions",
@@ -361,9 +366,11 @@ const std::vector<Field<PartitionedDraft>>& PartitionedFields() {
        "partition sizes, one grid row each (absent, and no partition_counts: 512B doubling up to the buffer, "
        "as in Schneewind, HLRS)",
        ParsePartitionSizes},
-      {"partition_counts", "a non-empty list of partition counts from 1 to 32768, e.g. [1, 16, 1024]; each must "
-                           "divide the buffer's bytes",
-       Need::kOptional, nullptr, "partitions per buffer, instead of partitions (sizes)", ParsePartitionCounts},
+      {"partition_counts",
+       "a non-empty list of partition counts from 1 to 32768, e.g. [1, 16, 1024]; each must "
+       "divide the buffer's bytes",
+       Need::kOptional, nullptr, "partitions per buffer, instead of partitions (sizes)",
+       ParsePartitionCounts},
       {"orders", "one of " + yaml_schema::Join(ReadyOrderNames()) + ", or a list of them", Need::kOptional,
        "[left-right]",
        "orders in which the sender marks partitions ready (random draws a new permutation per repetition "
@@ -375,8 +382,9 @@ const std::vector<Field<PartitionedDraft>>& PartitionedFields() {
          });
          if (orders) d.spec.orders = *orders;
        }},
-      {"pready_threads", "auto or a thread count from 1 to " + std::to_string(kMaxThreads) +
-                             ", or a list of them, e.g. [1, auto]",
+      {"pready_threads",
+       "auto or a thread count from 1 to " + std::to_string(kMaxThreads) +
+           ", or a list of them, e.g. [1, auto]",
        Need::kOptional, "[1]",
        "OpenMP threads that mark partitions ready (and call MPI_Send, MPI_Isend, MPI_Start in the other "
        "mechanisms); auto = cores per process; more than 1 needs MPI_THREAD_MULTIPLE",
@@ -414,7 +422,8 @@ void ParsePartitioned(const Value& v, CaseSpec& c) {
   if (d.sizes && d.counts) {
     for (auto it = v.node.begin(); it != v.node.end(); ++it)
       if (it->first.Scalar() == "partition_counts")
-        v.errors.Add(it->first, v.path + ".partition_counts: give partitions (sizes) or partition_counts, not both");
+        v.errors.Add(it->first,
+                     v.path + ".partition_counts: give partitions (sizes) or partition_counts, not both");
     return;
   }
   bool ok = true;
@@ -445,7 +454,8 @@ void ParsePartitioned(const Value& v, CaseSpec& c) {
   std::vector<std::uint64_t> seen;
   for (const auto& [size, mark] : sizes) {
     if (std::find(seen.begin(), seen.end(), size) != seen.end()) {
-      v.errors.Add(mark, v.path + ": partition size " + FormatBytes(size) + " is listed twice; list each once");
+      v.errors.Add(mark,
+                   v.path + ": partition size " + FormatBytes(size) + " is listed twice; list each once");
       ok = false;
       continue;
     }
@@ -474,8 +484,7 @@ void ParseCollective(const Value& v, CaseSpec& c) {
   if (name && std::find(known.begin(), known.end(), *name) != known.end()) {
     c.collective = *name;
   } else {
-    v.Fail(v.node, "expected one of " + yaml_schema::Join(known) + "; got " +
-                       yaml_schema::Describe(v.node) +
+    v.Fail(v.node, "expected one of " + yaml_schema::Join(known) + "; got " + yaml_schema::Describe(v.node) +
                        (name ? yaml_schema::DidYouMean(*name, known) : std::string()));
   }
 }
@@ -579,7 +588,8 @@ const std::vector<CaseField>& AllCaseFields() {
         "kind overlap: the nonblocking collective to measure", ParseCollective},
        kOverlapOnly},
       {{"nodes", yaml_schema::ProcessCountType(), Need::kRequired, nullptr,
-        "MPI process counts (one process per node); one test per entry (kind partitioned: 2 only)", ParseNodes},
+        "MPI process counts (one process per node); one test per entry (kind partitioned: 2 only)",
+        ParseNodes},
        kBoth},
       {{"threads", "auto or a thread count from 1 to " + std::to_string(kMaxThreads), Need::kOptional, "auto",
         "kind overlap: OpenMP computation threads per process; auto = cores per process", ParseThreads},
@@ -590,14 +600,15 @@ const std::vector<CaseField>& AllCaseFields() {
       {{"grid",
         "a mapping with keys comm and comp, e.g. {comm: [1ms, 4ms], comp: {from: 1ms, to: 64ms, "
         "factor: 4}}",
-        Need::kRequired, nullptr, "kind overlap: target communication x computation times to measure", ParseGrid},
+        Need::kRequired, nullptr, "kind overlap: target communication x computation times to measure",
+        ParseGrid},
        kOverlapOnly},
       {{"repetitions",
         "an integer from " + std::to_string(kMinRepetitions) + " to " + std::to_string(kMaxRepetitions),
         Need::kOptional, "15", "samples per grid point (kind partitioned: per mechanism)", ParseRepetitions},
        kBoth},
-      {{"labels", "a list of labels of lowercase letters, digits, '_' and '-', e.g. [quick]", Need::kOptional, "[]",
-        "extra CTest labels (quick, nightly, ...)", ParseLabels},
+      {{"labels", "a list of labels of lowercase letters, digits, '_' and '-', e.g. [quick]", Need::kOptional,
+        "[]", "extra CTest labels (quick, nightly, ...)", ParseLabels},
        kBoth},
       {{"timeout", "a positive duration with a unit, e.g. 600s", Need::kOptional, "600s",
         "time limit of one test (case x nodes x deployment)", ParseTimeout},
@@ -619,9 +630,11 @@ const std::vector<CaseField>& AllCaseFields() {
         "a mapping with any of the keys " + yaml_schema::Join(yaml_schema::KeyNames(PartitionedFields())) +
             ", e.g. {buffer: 8MiB, partitions: [4KiB, 1MiB], orders: [left-right, random]}",
         Need::kRequired, nullptr,
-        "kind partitioned: buffer, partition sizes, ready orders and Pready threads to measure", ParsePartitioned},
+        "kind partitioned: buffer, partition sizes, ready orders and Pready threads to measure",
+        ParsePartitioned},
        kPartitionedOnly},
-      {{"progression", "a mapping with optional key interval, e.g. {interval: 100us}", Need::kOptional, nullptr,
+      {{"progression", "a mapping with optional key interval, e.g. {interval: 100us}", Need::kOptional,
+        nullptr,
         "kind overlap: application-side progression of the poll and thread-* deployments (docs/cases.md, "
         "\"Progress strategies\")",
         ParseProgression},
@@ -649,8 +662,9 @@ std::vector<yaml_schema::ElsewhereKey> OtherKindKeys(CaseKind kind) {
   const std::string allowed = yaml_schema::Join(yaml_schema::KeyNames(CaseFields(kind)));
   for (const CaseField& f : AllCaseFields()) {
     if (!f.only || *f.only == kind) continue;
-    out.push_back({f.field.key, std::string("only for kind: ") + ToString(*f.only) + " cases; this case is kind: " +
-                                    ToString(kind) + (kind == CaseKind::kOverlap ? " (the default)" : "") +
+    out.push_back({f.field.key, std::string("only for kind: ") + ToString(*f.only) +
+                                    " cases; this case is kind: " + ToString(kind) +
+                                    (kind == CaseKind::kOverlap ? " (the default)" : "") +
                                     "; its keys are: " + allowed});
   }
   return out;
@@ -691,7 +705,9 @@ Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& 
   return out;
 }
 
-Parsed<CaseSpec> LoadCaseSpec(const std::string& path) { return yaml_schema::LoadDocumentFile(path, ParseCaseSpec); }
+Parsed<CaseSpec> LoadCaseSpec(const std::string& path) {
+  return yaml_schema::LoadDocumentFile(path, ParseCaseSpec);
+}
 
 std::vector<SchemaKey> CaseSpecSchema() {
   std::vector<SchemaKey> out;

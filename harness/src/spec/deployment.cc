@@ -62,8 +62,9 @@ bool IsApplicationProgression(Deployment d) {
 
 const std::vector<std::string>& CollectiveNames() {
   static const std::vector<std::string> names = {
-      "ibcast",    "ireduce", "iallreduce", "iallgather", "ialltoall", "igather",
-      "iscatter",  "ireduce_scatter_block", "iscan",      "iexscan",   "ibarrier",
+      "ibcast",    "ireduce", "iallreduce", "iallgather",
+      "ialltoall", "igather", "iscatter",   "ireduce_scatter_block",
+      "iscan",     "iexscan", "ibarrier",
   };
   return names;
 }

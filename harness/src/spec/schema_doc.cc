@@ -46,8 +46,8 @@ std::string RenderSchemaTable(const std::vector<SchemaKey>& keys) {
   std::string out = "| key | required | allowed values | default | meaning |\n|---|---|---|---|---|\n";
   for (const SchemaKey& k : keys) {
     out += "| " + CodeCell(k.key) + " | " + (k.required ? "yes" : "no") + " | " + EscapeCell(k.type) + " | " +
-           (k.default_value.empty() ? std::string() : CodeCell(k.default_value)) + " | " + EscapeCell(k.meaning) +
-           " |\n";
+           (k.default_value.empty() ? std::string() : CodeCell(k.default_value)) + " | " +
+           EscapeCell(k.meaning) + " |\n";
   }
   return out;
 }

@@ -108,8 +108,8 @@ std::optional<Bounds> ReadBounds(const Value& v, const std::vector<Field<Bounds>
     return std::nullopt;
   }
   if (b.min && b.max && *b.max < *b.min) {
-    v.Fail(v.node["max"], "max (" + format(*b.max) + ") is below min (" + format(*b.min) +
-                              "); expected min <= max");
+    v.Fail(v.node["max"],
+           "max (" + format(*b.max) + ") is below min (" + format(*b.min) + "); expected min <= max");
     return std::nullopt;
   }
   return b;
@@ -134,8 +134,8 @@ const std::vector<Field<RuleMatch>>& MatchFields() {
        [](const Value& v, RuleMatch& m) {
          if (auto n = yaml_schema::ReadProcessCounts(v)) m.nodes = *n;
        }},
-      {"labels", "a label or a list of labels of lowercase letters, digits, '_' and '-'",
-       Need::kOptional, nullptr, "applies to tests with any of these labels (absent: all)",
+      {"labels", "a label or a list of labels of lowercase letters, digits, '_' and '-'", Need::kOptional,
+       nullptr, "applies to tests with any of these labels (absent: all)",
        [](const Value& v, RuleMatch& m) {
          if (auto l = yaml_schema::ReadLabels(v, true)) m.labels = *l;
        }},
@@ -185,9 +185,8 @@ void ParseTimeBounds(const Value& v, std::optional<double>& min, std::optional<d
 
 const std::vector<Field<Region>>& RegionFields() {
   static const std::vector<Field<Region>> fields = {
-      {"comp_over_comm", "a pair [lo, hi] of numbers with 0 < lo <= hi, e.g. [0.25, 4]",
-       Need::kOptional, nullptr, "grid points whose target comp / target comm is in [lo, hi]",
-       ParseRatioBand},
+      {"comp_over_comm", "a pair [lo, hi] of numbers with 0 < lo <= hi, e.g. [0.25, 4]", Need::kOptional,
+       nullptr, "grid points whose target comp / target comm is in [lo, hi]", ParseRatioBand},
       {"comm", kTimeBoundsType, Need::kOptional, nullptr,
        "grid points whose target communication time is in [min, max]",
        [](const Value& v, Region& r) { ParseTimeBounds(v, r.comm_min, r.comm_max); }},
@@ -202,14 +201,15 @@ const std::vector<Field<Region>>& RegionFields() {
            if (b->max) r.partition_max = static_cast<std::uint64_t>(*b->max);
          }
        }},
-      {"order", "one of " + yaml_schema::Join(ReadyOrderNames()) + ", or a list of them", Need::kOptional, nullptr,
-       "partitioned tests: points with one of these ready orders",
+      {"order", "one of " + yaml_schema::Join(ReadyOrderNames()) + ", or a list of them", Need::kOptional,
+       nullptr, "partitioned tests: points with one of these ready orders",
        [](const Value& v, Region& r) {
-         auto orders = yaml_schema::ReadItems<std::string>(v, true, [](const YAML::Node& n) -> std::optional<std::string> {
-           std::optional<std::string> s = yaml_schema::ScalarText(n);
-           if (!s || !ParseReadyOrder(*s)) return std::nullopt;
-           return s;
-         });
+         auto orders = yaml_schema::ReadItems<std::string>(
+             v, true, [](const YAML::Node& n) -> std::optional<std::string> {
+               std::optional<std::string> s = yaml_schema::ScalarText(n);
+               if (!s || !ParseReadyOrder(*s)) return std::nullopt;
+               return s;
+             });
          if (orders) r.orders = *orders;
        }},
       {"threads", "a thread count from 1 to 4096, or a list of them, e.g. [2, 4]", Need::kOptional, nullptr,
@@ -318,8 +318,8 @@ const std::vector<Field<Rule>>& RuleFields() {
   static const std::vector<Field<Rule>> fields = {
       {"name", "a non-empty string, unique in the file", Need::kRequired, nullptr,
        "names the rule in failures", [](const Value& v, Rule& r) { ParseText(v, r.name); }},
-      {"source", "a non-empty string, e.g. \"measured on cluster X, 2024-05\"", Need::kRequired,
-       nullptr, "where the numbers come from (a measurement, a paper)",
+      {"source", "a non-empty string, e.g. \"measured on cluster X, 2024-05\"", Need::kRequired, nullptr,
+       "where the numbers come from (a measurement, a paper)",
        [](const Value& v, Rule& r) { ParseText(v, r.source); }},
       {"match",
        "a mapping with any of the keys deployment, collective, nodes, labels, kind, e.g. "
@@ -336,8 +336,7 @@ const std::vector<Field<Rule>>& RuleFields() {
          yaml_schema::ParseFields(v.node, v.path, RegionFields(), v.errors, r.region);
        }},
       {"limits",
-       "a non-empty mapping from metric (" + yaml_schema::Join(MetricNames()) + ") to " +
-           kLimitType,
+       "a non-empty mapping from metric (" + yaml_schema::Join(MetricNames()) + ") to " + kLimitType,
        Need::kRequired, nullptr, "bounds on the ratios at every checked grid point", ParseLimits},
   };
   return fields;
@@ -372,22 +371,24 @@ std::string MetricList(const std::vector<Limit>& limits, CaseKind kind) {
 // errors at the key, saying what the rule's kind allows.
 void CheckRuleKind(const YAML::Node& node, const std::string& path, yaml_schema::Errors& errors, Rule& rule) {
   bool overlap = false, partitioned = false;
-  for (const Limit& l : rule.limits) (KindOf(l.metric) == CaseKind::kPartitioned ? partitioned : overlap) = true;
+  for (const Limit& l : rule.limits)
+    (KindOf(l.metric) == CaseKind::kPartitioned ? partitioned : overlap) = true;
   if (overlap && partitioned) {
-    errors.Add(KeyNode(node, "limits").value_or(node), path + ".limits: " + MetricList(rule.limits, CaseKind::kPartitioned) +
-                                            " judges partitioned tests and " +
-                                            MetricList(rule.limits, CaseKind::kOverlap) +
-                                            " overlap tests; give them in two rules");
+    errors.Add(KeyNode(node, "limits").value_or(node),
+               path + ".limits: " + MetricList(rule.limits, CaseKind::kPartitioned) +
+                   " judges partitioned tests and " + MetricList(rule.limits, CaseKind::kOverlap) +
+                   " overlap tests; give them in two rules");
     return;
   }
-  const std::optional<CaseKind> by_metrics =
-      partitioned ? std::optional<CaseKind>(CaseKind::kPartitioned)
-                  : overlap ? std::optional<CaseKind>(CaseKind::kOverlap) : std::nullopt;
+  const std::optional<CaseKind> by_metrics = partitioned ? std::optional<CaseKind>(CaseKind::kPartitioned)
+                                             : overlap   ? std::optional<CaseKind>(CaseKind::kOverlap)
+                                                         : std::nullopt;
   if (by_metrics && rule.match.kind && *rule.match.kind != *by_metrics) {
     const std::optional<YAML::Node> match = ValueNode(node, "match");
-    errors.Add(match ? KeyNode(*match, "kind").value_or(*match) : node, path + ".match.kind: " + ToString(*rule.match.kind) + ", but the limits (" +
-                                          MetricList(rule.limits, *by_metrics) + ") are ratios of " +
-                                          ToString(*by_metrics) + " tests; r_partitioned is the partitioned ratio");
+    errors.Add(match ? KeyNode(*match, "kind").value_or(*match) : node,
+               path + ".match.kind: " + ToString(*rule.match.kind) + ", but the limits (" +
+                   MetricList(rule.limits, *by_metrics) + ") are ratios of " + ToString(*by_metrics) +
+                   " tests; r_partitioned is the partitioned ratio");
     return;
   }
   rule.kind = by_metrics ? *by_metrics : rule.match.kind.value_or(CaseKind::kOverlap);
@@ -400,8 +401,9 @@ void CheckRuleKind(const YAML::Node& node, const std::string& path, yaml_schema:
       const std::optional<YAML::Node> k = KeyNode(*map, key);
       if (!k) continue;
       errors.Add(*k, path + "." + section + "." + key + ": only for rules on " +
-                        (is_partitioned ? "overlap" : "partitioned") + " tests; this rule judges " +
-                        ToString(rule.kind) + " tests; " + section + " keys for it: " + yaml_schema::Join(allowed));
+                         (is_partitioned ? "overlap" : "partitioned") + " tests; this rule judges " +
+                         ToString(rule.kind) + " tests; " + section +
+                         " keys for it: " + yaml_schema::Join(allowed));
     }
   };
   std::vector<std::string> region_keys, match_keys;
@@ -424,7 +426,8 @@ Rule ParseRule(const YAML::Node& node, std::size_t index, const std::vector<Rule
   Rule rule;
   // Point at the rule's first key: yaml-cpp marks a block mapping inside a
   // sequence at the space after the dash.
-  const YAML::Mark mark = node.IsMap() && node.begin() != node.end() ? node.begin()->first.Mark() : node.Mark();
+  const YAML::Mark mark =
+      node.IsMap() && node.begin() != node.end() ? node.begin()->first.Mark() : node.Mark();
   rule.where = yaml_schema::Where(errors.file(), mark);
   const std::string path = "rules[" + std::to_string(index) + "]";
   if (!yaml_schema::ParseFields(node, path, RuleFields(), errors, rule)) return rule;
@@ -478,8 +481,8 @@ const std::vector<Field<ThresholdSpec>>& ThresholdFields() {
        "an implementation name as identified from MPI_Get_library_version: openmpi, mpich, "
        "mvapich, intelmpi (lowercase letters, digits, '_' and '-')",
        Need::kRequired, nullptr, "the MPI library these thresholds are for", ParseImplementation},
-      {"versions", "a quoted version range like \">=4.0 <5\", \"==4.1.4\" or \"*\"",
-       Need::kRequired, nullptr, "library versions these thresholds are for", ParseVersions},
+      {"versions", "a quoted version range like \">=4.0 <5\", \"==4.1.4\" or \"*\"", Need::kRequired, nullptr,
+       "library versions these thresholds are for", ParseVersions},
       {"rules",
        "a non-empty list of rules, each a mapping with keys " +
            yaml_schema::Join(yaml_schema::KeyNames(RuleFields())),
@@ -509,11 +512,13 @@ bool Region::Contains(double comm_target, double comp_target) const {
   return true;
 }
 
-bool Region::ContainsPartitioned(std::uint64_t partition_bytes, const std::string& order, int thread_count) const {
+bool Region::ContainsPartitioned(std::uint64_t partition_bytes, const std::string& order,
+                                 int thread_count) const {
   if (partition_min && partition_bytes < *partition_min) return false;
   if (partition_max && partition_bytes > *partition_max) return false;
   if (!orders.empty() && std::find(orders.begin(), orders.end(), order) == orders.end()) return false;
-  if (!threads.empty() && std::find(threads.begin(), threads.end(), thread_count) == threads.end()) return false;
+  if (!threads.empty() && std::find(threads.begin(), threads.end(), thread_count) == threads.end())
+    return false;
   return true;
 }
 
@@ -521,7 +526,9 @@ Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std
   return yaml_schema::ParseDocument(yaml_text, file, "a threshold file", ThresholdFields());
 }
 
-Parsed<ThresholdSpec> LoadThresholdSpec(const std::string& path) { return yaml_schema::LoadDocumentFile(path, ParseThresholdSpec); }
+Parsed<ThresholdSpec> LoadThresholdSpec(const std::string& path) {
+  return yaml_schema::LoadDocumentFile(path, ParseThresholdSpec);
+}
 
 std::vector<SchemaKey> ThresholdSpecSchema() {
   std::vector<SchemaKey> out;
@@ -538,8 +545,7 @@ std::vector<SchemaKey> ThresholdSpecSchema() {
   return out;
 }
 
-const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs,
-                                      const LibraryId& library) {
+const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library) {
   for (const ThresholdSpec& spec : specs) {
     if (spec.implementation == library.implementation && spec.versions.Contains(library.version)) {
       return &spec;

@@ -21,8 +21,8 @@ struct Unit {
 constexpr std::array<Unit, 4> kUnits = {{{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}};
 
 std::string DurationError(const std::string& text) {
-  return "expected a positive duration with a unit (ns, us, ms, s), e.g. 500us, 4ms, 1s; got \"" +
-         text + "\"";
+  return "expected a positive duration with a unit (ns, us, ms, s), e.g. 500us, 4ms, 1s; got \"" + text +
+         "\"";
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -93,12 +93,15 @@ std::optional<std::uint64_t> ParseBytes(const std::string& text, std::string* er
     std::string_view name;
     double bytes;
   };
-  static constexpr ByteUnit kByteUnits[] = {{"B", 1},      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-                                            {"kB", 1e3},   {"MB", 1e6},     {"GB", 1e9}};
+  static constexpr ByteUnit kByteUnits[] = {
+      {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"kB", 1e3}, {"MB", 1e6},     {"GB", 1e9}};
   auto fail = [&]() -> std::optional<std::uint64_t> {
     if (error)
-      *error = "expected a positive whole number of bytes with a unit (B, KiB, MiB, GiB, kB, MB, GB), "
-               "e.g. 64KiB; got \"" + text + "\"";
+      *error =
+          "expected a positive whole number of bytes with a unit (B, KiB, MiB, GiB, kB, MB, GB), "
+          "e.g. 64KiB; got \"" +
+          text + "\"";
     return std::nullopt;
   };
   std::string_view s = Trim(text);
@@ -176,8 +179,7 @@ std::size_t GeometricRangeSize(double from, double to, double factor) {
   if (!(from > 0) || !(to >= from) || !(factor > 1)) return 0;
   // from * factor^k within the slack of `to`; written so nothing overflows.
   auto within = [&](double k) { return from * std::pow(factor, k) / (1 + kRangeSlack) <= to; };
-  double estimate = std::floor((std::log(to) - std::log(from) + std::log1p(kRangeSlack)) /
-                               std::log(factor));
+  double estimate = std::floor((std::log(to) - std::log(from) + std::log1p(kRangeSlack)) / std::log(factor));
   auto steps = static_cast<std::size_t>(std::max(estimate, 0.0));
   // The logarithms may be off by one step at the edge: settle it exactly.
   while (within(static_cast<double>(steps + 1))) ++steps;

@@ -49,8 +49,7 @@ class Errors {
   std::vector<SpecError> Sorted() const {
     std::vector<SpecError> out = list_;
     std::stable_sort(out.begin(), out.end(), [](const SpecError& a, const SpecError& b) {
-      return std::make_pair(a.where.line, a.where.column) <
-             std::make_pair(b.where.line, b.where.column);
+      return std::make_pair(a.where.line, a.where.column) < std::make_pair(b.where.line, b.where.column);
     });
     return out;
   }
@@ -149,9 +148,7 @@ std::optional<T> PlainScalarAs(const YAML::Node& node) {
   }
 }
 
-inline std::optional<long long> ScalarInt(const YAML::Node& node) {
-  return PlainScalarAs<long long>(node);
-}
+inline std::optional<long long> ScalarInt(const YAML::Node& node) { return PlainScalarAs<long long>(node); }
 
 inline std::optional<double> ScalarNumber(const YAML::Node& node) {
   std::optional<double> x = PlainScalarAs<double>(node);
@@ -170,9 +167,7 @@ struct Value {
   Errors& errors;
 
   // "<path>: <message>" at `at`.
-  void Fail(const YAML::Node& at, const std::string& message) const {
-    errors.Add(at, path + ": " + message);
-  }
+  void Fail(const YAML::Node& at, const std::string& message) const { errors.Add(at, path + ": " + message); }
   // "<path>: expected <type>; got <what is there>" at `at`.
   void Expected(const YAML::Node& at) const { Fail(at, "expected " + type + "; got " + Describe(at)); }
   void Expected() const { Expected(node); }
@@ -183,7 +178,7 @@ enum class Need { kRequired, kOptional };
 template <class T>
 struct Field {
   const char* key;
-  std::string type;      // what is valid, e.g. "an integer from 3 to 100000"
+  std::string type;  // what is valid, e.g. "an integer from 3 to 100000"
   Need need;
   const char* fallback;  // YAML text parsed when the key is absent; nullptr = none
   const char* meaning;   // one line for the docs
@@ -232,9 +227,8 @@ struct ElsewhereKey {
 // `elsewhere` is an error with its own message rather than "unknown key".
 // Returns false when `map` is not a mapping at all.
 template <class T>
-bool ParseFields(const YAML::Node& map, const std::string& path,
-                 const std::vector<Field<T>>& fields, Errors& errors, T& out,
-                 const std::vector<ElsewhereKey>& elsewhere = {}) {
+bool ParseFields(const YAML::Node& map, const std::string& path, const std::vector<Field<T>>& fields,
+                 Errors& errors, T& out, const std::vector<ElsewhereKey>& elsewhere = {}) {
   const std::string where = path.empty() ? "" : path + ": ";
   const std::vector<std::string> names = KeyNames(fields);
   if (!map.IsMap()) {
@@ -275,11 +269,10 @@ bool ParseFields(const YAML::Node& map, const std::string& path,
 
 // Appends the docs of one table, keys prefixed with `prefix` ("grid.").
 template <class T>
-void AppendDocs(const std::string& prefix, const std::vector<Field<T>>& fields,
-                std::vector<SchemaKey>& out) {
+void AppendDocs(const std::string& prefix, const std::vector<Field<T>>& fields, std::vector<SchemaKey>& out) {
   for (const auto& f : fields) {
-    out.push_back({prefix + f.key, f.type, f.need == Need::kRequired,
-                   f.fallback ? f.fallback : "", f.meaning});
+    out.push_back(
+        {prefix + f.key, f.type, f.need == Need::kRequired, f.fallback ? f.fallback : "", f.meaning});
   }
 }
 
@@ -348,13 +341,9 @@ inline std::string ProcessCountType() {
          " (a collective needs 2 or more processes), or a list of them, e.g. [2, 4]";
 }
 
-inline std::string DeploymentType() {
-  return "one of " + Join(DeploymentNames()) + ", or a list of them";
-}
+inline std::string DeploymentType() { return "one of " + Join(DeploymentNames()) + ", or a list of them"; }
 
-inline std::string CollectiveType() {
-  return "one of " + Join(CollectiveNames()) + ", or a list of them";
-}
+inline std::string CollectiveType() { return "one of " + Join(CollectiveNames()) + ", or a list of them"; }
 
 inline std::optional<std::vector<int>> ReadProcessCounts(const Value& v) {
   return ReadItems<int>(v, true, [](const YAML::Node& n) -> std::optional<int> {
@@ -423,8 +412,7 @@ inline std::string SyntaxHint(const std::string& text, const YAML::Mark& mark) {
   std::size_t colon = line.find(": ");
   std::size_t value = colon == std::string::npos ? colon : line.find_first_not_of(' ', colon + 1);
   if (value != std::string::npos && std::string(">|*&!%@`").find(line[value]) != std::string::npos) {
-    return " (quote values that start with " + std::string(1, line[value]) +
-           ", e.g. versions: \">=4.0\")";
+    return " (quote values that start with " + std::string(1, line[value]) + ", e.g. versions: \">=4.0\")";
   }
   return "";
 }

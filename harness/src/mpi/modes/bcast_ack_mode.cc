@@ -26,9 +26,10 @@ int MeasureCount(ModeContext& c, Measurer& m, Collective& bcast, std::uint64_t c
   json sync_local = json::array(), sync_exits = json::array();
   std::vector<std::vector<double>> rtt(comm.size()), e(comm.size());
   for (int round = 0; round < kRounds; ++round) {
-    SampleSet s = m.Run(2, per_round, [&](int rep) { bcast.Fill(rep); },
-                        [&](int, double* t) { TimeStartWait(bcast, c.clock, t); },
-                        [&](int rep) { return bcast.Verify(rep); }, Measurer::GlobalSpan);
+    SampleSet s = m.Run(
+        2, per_round, [&](int rep) { bcast.Fill(rep); },
+        [&](int, double* t) { TimeStartWait(bcast, c.clock, t); }, [&](int rep) { return bcast.Verify(rep); },
+        Measurer::GlobalSpan);
     if (!s.error.empty()) return Conformance(c, "ibcast", bcast, count, s.error);
     for (std::size_t i = 0; i < s.local.size(); ++i) {
       sync_local.push_back(s.local[i]);
@@ -46,9 +47,12 @@ int MeasureCount(ModeContext& c, Measurer& m, Collective& bcast, std::uint64_t c
     }
   }
   json ack = json::array();
-  for (int dest = 1; dest < comm.size(); ++dest) ack.push_back({{"dest", dest}, {"rtt", rtt[dest]}, {"e", e[dest]}});
-  c.raw.Write(record::kBcastAck, {{"count", count}, {"bytes", bcast.BytesPerRank(count)},
-                            {"sync", {{"k", 2}, {"local", sync_local}, {"exits", sync_exits}}}, {"ack", ack}});
+  for (int dest = 1; dest < comm.size(); ++dest)
+    ack.push_back({{"dest", dest}, {"rtt", rtt[dest]}, {"e", e[dest]}});
+  c.raw.Write(record::kBcastAck, {{"count", count},
+                                  {"bytes", bcast.BytesPerRank(count)},
+                                  {"sync", {{"k", 2}, {"local", sync_local}, {"exits", sync_exits}}},
+                                  {"ack", ack}});
   return 0;
 }
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "mode_context.h"
 #include "gemm.h"
+#include "mode_context.h"
 
 namespace nbcguard {
 

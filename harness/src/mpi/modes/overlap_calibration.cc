@@ -8,9 +8,9 @@
 
 #include "nbcguard/calibrate.h"
 #include "nbcguard/calibration_cache.h"
+#include "nbcguard/raw_records.h"
 #include "nbcguard/stats.h"
 #include "overlap.h"
-#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -44,8 +44,11 @@ CalibrationResult CalibrateWithRetry(const std::function<std::vector<double>(std
         target, co);
     json steps = json::array();
     for (auto& st : cr.steps) steps.push_back({st.size, st.time});
-    attempts->push_back({{"runs", runs}, {"statistic", trimmed ? "trimmed mean 20%" : "median"},
-                         {"converged", cr.converged}, {"reason", cr.reason}, {"steps", steps}});
+    attempts->push_back({{"runs", runs},
+                         {"statistic", trimmed ? "trimmed mean 20%" : "median"},
+                         {"converged", cr.converged},
+                         {"reason", cr.reason},
+                         {"steps", steps}});
     const bool out_of_range = cr.reason.rfind("target ", 0) == 0;
     if (cr.converged || out_of_range || cr.size == 0) break;
     runs *= 3;
@@ -103,10 +106,14 @@ Cache OpenCache(ModeContext& c, int threads) {
     if (c.comm.rank() != 0) m = mine;
     return mine.size();
   };
-  const std::size_t found = agree(cache.entries.comm, o.comm_targets) + agree(cache.entries.comp, o.comp_targets);
-  c.raw.Write(record::kCalibrationCache,
-              {{"dir", o.calibration_cache}, {"file", cache.key.FileName()}, {"key", json::parse(cache.key.Canonical())},
-               {"targets_found", found}, {"targets", o.comm_targets.size() + o.comp_targets.size()}, {"error", error}});
+  const std::size_t found =
+      agree(cache.entries.comm, o.comm_targets) + agree(cache.entries.comp, o.comp_targets);
+  c.raw.Write(record::kCalibrationCache, {{"dir", o.calibration_cache},
+                                          {"file", cache.key.FileName()},
+                                          {"key", json::parse(cache.key.Canonical())},
+                                          {"targets_found", found},
+                                          {"targets", o.comm_targets.size() + o.comp_targets.size()},
+                                          {"error", error}});
   return cache;
 }
 
@@ -139,9 +146,14 @@ void CalibrateComputation(ModeContext& c, Measurer& m, ComputeTeam& team, const 
   auto comp_run = [&](int n, int reps) {
     team.Prepare(n);
     team.Run();  // warm-up
-    return m.Run(2, reps, [](int) {},
-                 [&](int, double* t) { t[0] = c.clock.LocalNow(); team.Run(); t[1] = c.clock.LocalNow(); },
-                 [](int) { return std::string(); }, Measurer::SlowestRank);
+    return m.Run(
+        2, reps, [](int) {},
+        [&](int, double* t) {
+          t[0] = c.clock.LocalNow();
+          team.Run();
+          t[1] = c.clock.LocalNow();
+        },
+        [](int) { return std::string(); }, Measurer::SlowestRank);
   };
   sizes->comp.assign(targets.size(), std::nullopt);
   for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -152,12 +164,16 @@ void CalibrateComputation(ModeContext& c, Measurer& m, ComputeTeam& team, const 
     co.growth_exponent = 3;  // GEMM time grows as n^3
     co.recheck_steps = 2;    // GEMM has no algorithm switch: a step is the machine's speed changing
     json attempts;
-    CalibrationResult cr = CalibrateWithRetry(
-        [&](std::uint64_t n, int r) { return comp_run(static_cast<int>(n), r).durations; }, targets[i], co, runs,
-        &attempts);
+    CalibrationResult cr =
+        CalibrateWithRetry([&](std::uint64_t n, int r) { return comp_run(static_cast<int>(n), r).durations; },
+                           targets[i], co, runs, &attempts);
     c.raw.Write(record::kCompCalibration,
-                {{"target", targets[i]}, {"converged", cr.converged}, {"size", cr.size}, {"time", cr.time},
-                 {"reason", cr.reason}, {"attempts", attempts},
+                {{"target", targets[i]},
+                 {"converged", cr.converged},
+                 {"size", cr.size},
+                 {"time", cr.time},
+                 {"reason", cr.reason},
+                 {"attempts", attempts},
                  {"cache", CacheUse(cache, cache.entries.comp, targets[i], cr, attempts)}});
     if (cr.converged) sizes->comp[i] = static_cast<int>(cr.size);
     if (cr.converged) (*found)[targets[i]] = cr.size;
@@ -173,8 +189,9 @@ std::vector<double> CommRuns(ModeContext& c, Measurer& m, Collective& coll, std:
   coll.Resize(count);
   coll.Fill(0);
   body(0, std::vector<double>(2).data());  // warm-up
-  SampleSet s = m.Run(2, runs, [&](int rep) { coll.Fill(rep); }, body, [&](int rep) { return coll.Verify(rep); },
-                      Measurer::GlobalSpan);
+  SampleSet s = m.Run(
+      2, runs, [&](int rep) { coll.Fill(rep); }, body, [&](int rep) { return coll.Verify(rep); },
+      Measurer::GlobalSpan);
   if (!s.error.empty()) {
     *error = s.error;
     *error_count = count;
@@ -203,9 +220,14 @@ int CalibrateCommunication(ModeContext& c, Measurer& m, Collective& coll, const 
         targets[j], co, runs, &attempts);
     if (!error.empty()) return Conformance(c, c.o.collective, coll, error_count, error);
     c.raw.Write(record::kCommCalibration,
-                {{"target", targets[j]}, {"converged", cr.converged}, {"size", cr.size},
-                 {"bytes", coll.BytesPerRank(cr.size)}, {"time", cr.time}, {"reason", cr.reason},
-                 {"attempts", attempts}, {"cache", CacheUse(cache, cache.entries.comm, targets[j], cr, attempts)}});
+                {{"target", targets[j]},
+                 {"converged", cr.converged},
+                 {"size", cr.size},
+                 {"bytes", coll.BytesPerRank(cr.size)},
+                 {"time", cr.time},
+                 {"reason", cr.reason},
+                 {"attempts", attempts},
+                 {"cache", CacheUse(cache, cache.entries.comm, targets[j], cr, attempts)}});
     if (cr.converged) sizes->comm[j] = cr.size;
     if (cr.converged) (*found)[targets[j]] = cr.size;
   }

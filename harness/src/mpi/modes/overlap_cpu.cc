@@ -1,8 +1,8 @@
 // The overlap mode's CPU overhead phase, once per communication size.
 #include "nbcguard/cpu_overhead.h"
+#include "nbcguard/raw_records.h"
 #include "nbcguard/stats.h"
 #include "overlap.h"
-#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -75,10 +75,13 @@ int MeasureCpu(ModeContext& c, Measurer& m, Collective& coll, double target, std
       },
       Measurer::GlobalSpan, 2);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
-  c.raw.Write(record::kCpu, {{"comm_target", target}, {"count", count}, {"bytes", coll.BytesPerRank(count)},
-                      {"value_columns", {"user_s", "system_s"}}, {"reading_cost", reading_cost},
-                      {"blocking", Samples(s, kBlocking, kCpuKinds)},
-                      {"nonblocking", Samples(s, kNonblocking, kCpuKinds)}});
+  c.raw.Write(record::kCpu, {{"comm_target", target},
+                             {"count", count},
+                             {"bytes", coll.BytesPerRank(count)},
+                             {"value_columns", {"user_s", "system_s"}},
+                             {"reading_cost", reading_cost},
+                             {"blocking", Samples(s, kBlocking, kCpuKinds)},
+                             {"nonblocking", Samples(s, kNonblocking, kCpuKinds)}});
   return 0;
 }
 

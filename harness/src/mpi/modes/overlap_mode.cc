@@ -8,10 +8,10 @@
 #include <optional>
 
 #include "nbcguard/placement.h"
+#include "nbcguard/raw_records.h"
 #include "nbcguard/stats.h"
 #include "overlap.h"
 #include "progress_thread.h"
-#include "nbcguard/raw_records.h"
 
 namespace nbcguard {
 namespace {
@@ -47,25 +47,34 @@ std::optional<Placement> PlaceOnThisNode(const ModeContext& c, std::string* erro
 
 // Every rank's cores, gathered into one record with the node's topology.
 void RecordPlacement(ModeContext& c, const RankPlacement& mine, const std::string& topology) {
-  const std::string entry = json({{"rank", c.comm.rank()}, {"host", Hostname()}, {"node_rank", c.comm.node_rank()},
-                                  {"compute_cores", mine.compute_cores}, {"progress_core", mine.progress_core}})
+  const std::string entry = json({{"rank", c.comm.rank()},
+                                  {"host", Hostname()},
+                                  {"node_rank", c.comm.node_rank()},
+                                  {"compute_cores", mine.compute_cores},
+                                  {"progress_core", mine.progress_core}})
                                 .dump();
   json ranks = json::array();
   for (const std::string& r : c.comm.GatherStrings(entry)) ranks.push_back(json::parse(r));
-  c.raw.Write(record::kPlacement, {{"policy", c.o.placement}, {"interval", c.o.progress_interval},
-                            {"topology", topology}, {"ranks", ranks}});
+  c.raw.Write(record::kPlacement, {{"policy", c.o.placement},
+                                   {"interval", c.o.progress_interval},
+                                   {"topology", topology},
+                                   {"ranks", ranks}});
 }
 
 // The computation's thread count; for thread-* the placement policy decides
 // the computation's cores and the progress thread's core (placement.h).
 // Empty when the run cannot go on here (a "skip" record says why).
-std::optional<int> ComputeThreads(ModeContext& c, std::optional<RankPlacement>* placed, std::string* topology) {
+std::optional<int> ComputeThreads(ModeContext& c, std::optional<RankPlacement>* placed,
+                                  std::string* topology) {
   // Dedicated: one core per rank is kept free of computation for progress.
   int threads = (c.o.threads > 0 ? c.o.threads : AutoThreads(c.comm.ranks_on_node())) - c.o.reserve;
   if (c.o.progression == "thread") {
     if (c.o.thread_level < MPI_THREAD_SERIALIZED) {
-      c.raw.Write(record::kSkip, {{"reason", "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided "
-                                      "level " + std::to_string(c.o.thread_level)}});
+      c.raw.Write(record::kSkip,
+                  {{"reason",
+                    "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided "
+                    "level " +
+                        std::to_string(c.o.thread_level)}});
       return std::nullopt;
     }
     std::string error;
@@ -79,10 +88,11 @@ std::optional<int> ComputeThreads(ModeContext& c, std::optional<RankPlacement>* 
     threads = static_cast<int>((*placed)->compute_cores.size());
   }
   if (c.comm.AnyTrue(threads < 1)) {
-    c.raw.Write(record::kSkip, {{"reason", "the 'dedicated' deployment keeps " + std::to_string(c.o.reserve) +
-                                        " core per rank free, but a rank here has only " +
-                                        std::to_string(threads + c.o.reserve) + " core(s) (" +
-                                        std::to_string(c.comm.ranks_on_node()) + " ranks share this node)"}});
+    c.raw.Write(record::kSkip,
+                {{"reason", "the 'dedicated' deployment keeps " + std::to_string(c.o.reserve) +
+                                " core per rank free, but a rank here has only " +
+                                std::to_string(threads + c.o.reserve) + " core(s) (" +
+                                std::to_string(c.comm.ranks_on_node()) + " ranks share this node)"}});
     return std::nullopt;
   }
   return threads;
@@ -115,7 +125,8 @@ bool StartWorkers(ModeContext& c, Workers* w) {
 // One sample of `kind`, four stamps: t1 start, t2 after the start call, t3
 // before the wait, t4 end. *tests gets the overlap run's MPI_Test calls
 // (poll, thread-*).
-void TimeSample(const ModeContext& c, Collective& coll, Workers& w, int kind, double* t, std::vector<double>* tests) {
+void TimeSample(const ModeContext& c, Collective& coll, Workers& w, int kind, double* t,
+                std::vector<double>* tests) {
   MPI_Request req;
   switch (kind) {
     case kCommRef:  // NBC + wait: t2 = t3 after the start call
@@ -156,8 +167,8 @@ void TimeSample(const ModeContext& c, Collective& coll, Workers& w, int kind, do
 // turns, sample by sample, so all three see the same state of the machine
 // (a slow drift in CPU speed cancels instead of biasing every ratio of a
 // row or column).
-int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, double comm_target, std::uint64_t count,
-                 double comp_target, int n) {
+int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, double comm_target,
+                 std::uint64_t count, double comp_target, int n) {
   Sync(c, "point", SyncOptions{2, 50, 0.1});
   std::vector<double> tests;  // MPI_Test calls per overlap sample (poll, thread-*)
   w.team->Prepare(n);
@@ -165,12 +176,19 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
   SampleSet s = m.Run(
       4, kKinds * c.o.repetitions, [&](int rep) { coll.Fill(rep); },
       [&](int rep, double* t) { TimeSample(c, coll, w, rep % kKinds, t, &tests); },
-      [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll.Verify(rep); }, Measurer::GlobalSpan);
+      [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll.Verify(rep); },
+      Measurer::GlobalSpan);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
-  c.raw.Write(record::kPoint, {{"comm_target", comm_target}, {"comp_target", comp_target}, {"count", count},
-                        {"bytes", coll.BytesPerRank(count)}, {"n", n}, {"comm_ref", Samples(s, kCommRef, kKinds)},
-                        {"comp_ref", Samples(s, kCompRef, kKinds)}, {"overlap", Samples(s, kOverlap, kKinds)},
-                        {"progress_tests", c.comm.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()}});
+  c.raw.Write(record::kPoint,
+              {{"comm_target", comm_target},
+               {"comp_target", comp_target},
+               {"count", count},
+               {"bytes", coll.BytesPerRank(count)},
+               {"n", n},
+               {"comm_ref", Samples(s, kCommRef, kKinds)},
+               {"comp_ref", Samples(s, kCompRef, kKinds)},
+               {"overlap", Samples(s, kOverlap, kKinds)},
+               {"progress_tests", c.comm.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()}});
   return 0;
 }
 
@@ -187,8 +205,8 @@ int MeasureGrid(ModeContext& c, Measurer& m, Collective& coll, Workers& w, const
       ++point;
       if (!sizes.comm[j] || !sizes.comp[i]) continue;
       InjectFaultAt(c, point);
-      const int rc =
-          MeasurePoint(c, m, coll, w, c.o.comm_targets[j], *sizes.comm[j], c.o.comp_targets[i], *sizes.comp[i]);
+      const int rc = MeasurePoint(c, m, coll, w, c.o.comm_targets[j], *sizes.comm[j], c.o.comp_targets[i],
+                                  *sizes.comp[i]);
       if (rc != 0) return rc;
     }
   }
@@ -219,8 +237,10 @@ int RunOverlap(ModeContext& c) {
   if (const int rc = MeasureGrid(c, m, *coll, w, sizes); rc != 0) return rc;
   Sync(c, "end", SyncOptions{});
   const double total = LocalClock::Mono() - run_start;
-  c.raw.Write(record::kPhaseTimes, {{"sync", c.sync_seconds}, {"calibration", calibration_seconds},
-                              {"measurement", total - c.sync_seconds - calibration_seconds}, {"total", total}});
+  c.raw.Write(record::kPhaseTimes, {{"sync", c.sync_seconds},
+                                    {"calibration", calibration_seconds},
+                                    {"measurement", total - c.sync_seconds - calibration_seconds},
+                                    {"total", total}});
   WriteBarrierStats(c, barrier);
   return 0;
 }

@@ -10,8 +10,8 @@
 #include "gemm.h"
 #include "modes.h"
 #include "nbcguard/partitioned.h"
-#include "partitioned_p2p.h"
 #include "nbcguard/raw_records.h"
+#include "partitioned_p2p.h"
 
 namespace nbcguard {
 namespace {
@@ -46,7 +46,9 @@ long long MaxTag() {
 }
 
 json PointFields(const PartitionedPointSpec& p) {
-  return {{"partition_bytes", p.partition_bytes}, {"partitions", p.partitions}, {"order", ToString(p.order)},
+  return {{"partition_bytes", p.partition_bytes},
+          {"partitions", p.partitions},
+          {"order", ToString(p.order)},
           {"threads", p.threads}};
 }
 
@@ -54,9 +56,12 @@ void WritePlan(ModeContext& c, const PartitionedSpec& spec, int auto_threads,
                const std::vector<PartitionedPointSpec>& grid) {
   json plan = json::array();
   for (const PartitionedPointSpec& p : grid) plan.push_back(PointFields(p));
-  c.raw.Write(record::kPartitionedPlan, {{"buffer", spec.buffer}, {"seed", spec.seed}, {"auto_threads", auto_threads},
-                                   {"thread_level", c.o.thread_level},
-                                   {"mechanisms", {"send", "isend", "persistent", "partitioned"}}, {"points", plan}});
+  c.raw.Write(record::kPartitionedPlan, {{"buffer", spec.buffer},
+                                         {"seed", spec.seed},
+                                         {"auto_threads", auto_threads},
+                                         {"thread_level", c.o.thread_level},
+                                         {"mechanisms", {"send", "isend", "persistent", "partitioned"}},
+                                         {"points", plan}});
 }
 
 // Why a point cannot be measured here, or "".
@@ -77,8 +82,8 @@ int Conformance(ModeContext& c, Mechanism m, const PartitionedPointSpec& p, cons
   rec["error"] = error;
   c.raw.Write(record::kConformanceFailure, rec);
   if (c.comm.rank() == 0)
-    std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s at %s: %s\n", ToString(m), PointName(p).c_str(),
-                 error.c_str());
+    std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s at %s: %s\n", ToString(m),
+                 PointName(p).c_str(), error.c_str());
   return 4;
 }
 
@@ -106,9 +111,11 @@ int MeasurePoint(PartitionedRun& run, const PartitionedPointSpec& p, int point_i
   auto mechanism = [](int rep) { return AllMechanisms()[rep % kMechanisms]; };
   Mechanism current = Mechanism::kSend;  // the sample being measured
   if (const int rc = WarmUp(run, p, seeds[0]); rc != 0) return rc;
-  SampleSet s = run.m.Run(2, kMechanisms * c.o.repetitions,
+  SampleSet s = run.m.Run(
+      2, kMechanisms * c.o.repetitions,
       [&](int rep) {
-        transfer.Prepare(mechanism(rep), run.sample++, ReadyOrderOf(p.order, p.partitions, seeds[rep / kMechanisms]));
+        transfer.Prepare(mechanism(rep), run.sample++,
+                         ReadyOrderOf(p.order, p.partitions, seeds[rep / kMechanisms]));
       },
       [&](int rep, double* t) {
         current = mechanism(rep);
@@ -143,7 +150,8 @@ int RunPartitioned(ModeContext& c) {
     c.raw.Write(record::kSkip, {{"reason", PartitionedTransfer::MissingReason(first_line)}});
     return 0;
   }
-  if (c.comm.size() != 2) Fatal("partitioned mode runs on exactly 2 ranks, not " + std::to_string(c.comm.size()));
+  if (c.comm.size() != 2)
+    Fatal("partitioned mode runs on exactly 2 ranks, not " + std::to_string(c.comm.size()));
   const PartitionedSpec spec = SpecOf(c.o);
   const int auto_threads = AutoThreads(c.comm.ranks_on_node());
   const std::vector<PartitionedPointSpec> grid = ExpandPartitionedGrid(spec, auto_threads);

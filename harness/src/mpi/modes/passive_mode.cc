@@ -21,8 +21,12 @@ int RunPassive(ModeContext& c) {
     start += BlockSlot(o.repetitions, o.comp_targets[i]);
     const bool any_late = c.comm.AnyTrue(late);
     std::vector<double> all = c.comm.GatherToRoot(times);
-    c.raw.Write(record::kPassive, {{"comp_target", o.comp_targets[i]}, {"n", o.sizes[i]}, {"threads", threads},
-                            {"times", all}, {"reps", o.repetitions}, {"late", any_late}});
+    c.raw.Write(record::kPassive, {{"comp_target", o.comp_targets[i]},
+                                   {"n", o.sizes[i]},
+                                   {"threads", threads},
+                                   {"times", all},
+                                   {"reps", o.repetitions},
+                                   {"late", any_late}});
   }
   return 0;
 }

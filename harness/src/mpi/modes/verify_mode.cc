@@ -3,8 +3,8 @@
 // one the CPU overhead phase runs), on the same buffers.
 #include "modes.h"
 #include "nbcguard/deployment.h"
-#include "nbcguard/stats.h"
 #include "nbcguard/raw_records.h"
+#include "nbcguard/stats.h"
 
 namespace nbcguard {
 namespace {
@@ -12,14 +12,15 @@ namespace {
 // Three verified samples of `call` (the nonblocking start + MPI_Wait, or
 // the blocking twin); --fault corrupt spoils each result.
 SampleSet RunVerified(ModeContext& c, Measurer& m, Collective& coll, const std::function<void()>& call) {
-  return m.Run(2, 3, [&](int rep) { coll.Fill(rep); },
-               [&](int, double* t) {
-                 t[0] = c.clock.LocalNow();
-                 call();
-                 t[1] = c.clock.LocalNow();
-                 if (c.o.fault == "corrupt") coll.Corrupt();
-               },
-               [&](int rep) { return coll.Verify(rep); }, Measurer::GlobalSpan);
+  return m.Run(
+      2, 3, [&](int rep) { coll.Fill(rep); },
+      [&](int, double* t) {
+        t[0] = c.clock.LocalNow();
+        call();
+        t[1] = c.clock.LocalNow();
+        if (c.o.fault == "corrupt") coll.Corrupt();
+      },
+      [&](int rep) { return coll.Verify(rep); }, Measurer::GlobalSpan);
 }
 
 }  // namespace
@@ -40,8 +41,10 @@ int RunVerify(ModeContext& c) {
       if (!s.error.empty()) return Conformance(c, name, *coll, count, s.error);
       SampleSet b = RunVerified(c, m, *coll, [&] { CheckMpi(coll->Blocking(), "blocking collective"); });
       if (!b.error.empty()) return Conformance(c, name, *coll, count, "blocking twin: " + b.error);
-      c.raw.Write(record::kVerified, {{"collective", name}, {"count", count}, {"median", Median(s.durations)},
-                               {"blocking_median", Median(b.durations)}});
+      c.raw.Write(record::kVerified, {{"collective", name},
+                                      {"count", count},
+                                      {"median", Median(s.durations)},
+                                      {"blocking_median", Median(b.durations)}});
       if (!coll->HasSize()) break;
     }
   }
