@@ -430,14 +430,18 @@ std::string Img(const fs::path& png, const fs::path& html_dir, const std::string
          HtmlEscape(plot::UrlPath(svg.generic_string())) + "\">SVG</a>)" + "</figcaption>";
 }
 
-void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir, const fs::path& html_dir) {
+// The page's head, its title and what the ratios mean.
+void HtmlHead(std::ostream& out, const std::vector<Entry>& entries, const std::string& dir) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<title>nbcguard summary</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
   out << "<h1>nbcguard summary</h1>\n<p class=\"meta\">" << HtmlEscape(CountLine(entries)) << " under <code>"
       << HtmlEscape(dir)
       << "</code>. Ratios: median [confidence interval of the median]; r_overhead 0 = overlap, "
       << "1 = serialized, &gt;1 = worse than not overlapping.</p>\n";
+}
 
+// One row per test, linking to its section, then the deployments side by side.
+void HtmlOverview(std::ostream& out, const std::vector<Entry>& entries) {
   out << "<table class=\"overview\">\n<tr>";
   for (const std::string& c : Columns()) out << "<th>" << HtmlEscape(c) << "</th>";
   out << "</tr>\n";
@@ -467,102 +471,127 @@ void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir
     }
     out << "</table>\n";
   }
+}
 
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    Entry& e = entries[i];
-    const CaseView& v = e.view;
-    out << "<section id=\"t" << i << "\" class=\"" << StatusClass(v) << "\">\n<h2>" << HtmlEscape(e.Id())
-        << " &nbsp;<span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status)
-        << "</span></h2>\n";
-    if (!e.error.empty()) {
-      out << "<div class=\"box fail\">" << HtmlEscape(e.error)  // the error names the file
-          << "</div>\n</section>\n";
-      continue;
-    }
-    out << "<p class=\"lib\">" << HtmlEscape(v.Title()) << " &middot; " << HtmlEscape(v.library)
-        << (v.implementation.empty() ? "" : " [" + HtmlEscape(v.implementation) + "]") << " &middot; <code>"
-        << HtmlEscape(e.file.string()) << "</code></p>\n";
-    if (!v.reference.empty())
-      out << "<p class=\"reference\">REFERENCE " << HtmlEscape(v.reference)
-          << ": a reference behaviour replaced the library's progression; these figures are the reference's, not "
-             "the library's</p>\n";
-    out << "<div class=\"box " << StatusClass(v) << "\">" << HtmlEscape(v.verdict_summary);
-    if (!v.failures.empty()) {
-      out << "<ul>";
-      for (const std::string& f : v.failures) out << "<li>" << HtmlEscape(f) << "</li>";
-      out << "</ul>";
-    }
-    if (!v.within_noise.empty()) {
-      out << "<div class=\"muted\">within noise:</div><ul class=\"muted\">";
-      for (const std::string& f : v.within_noise) out << "<li>" << HtmlEscape(f) << "</li>";
-      out << "</ul>";
-    }
-    out << "</div>\n";
-
-    if (v.IsPartitioned()) {
-      out << "<p class=\"muted\">Effective bandwidth per mechanism (median); r_partitioned = partitioned / best "
-             "other, median [95% CI]. "
-          << HtmlEscape(report::NoPicturesReason(e.results)) << ".</p>\n"
-          << "<table class=\"points\">\n<tr>";
-      for (const std::string& c : PartitionedColumns()) out << "<th>" << HtmlEscape(c) << "</th>";
-      out << "</tr>\n";
-      for (const auto& r : PartitionedRows(v)) {
-        const bool invalid = r.size() < PartitionedColumns().size();
-        out << "<tr" << (invalid ? " class=\"invalid\"" : "") << ">";
-        for (std::size_t i = 0; i < r.size(); ++i)
-          out << "<td"
-              << (invalid && i + 1 == r.size() ? " colspan=\"7\""
-                  : i >= 2 && i <= 6           ? " class=\"num\""
-                                               : "")
-              << ">" << HtmlEscape(r[i]) << "</td>";
-        out << "</tr>\n";
-      }
-      out << "</table>\n</section>\n";
-      continue;
-    }
-    // Pictures: the ones the run drew, or drawn now.
-    const fs::path dir_of = e.file.parent_path();
-    bool have = true;
-    for (const report::PlotKind& k : report::PlotKinds())
-      have = have && fs::exists(dir_of / (std::string(k.stem) + ".png"));
-    std::string plot_error;
-    if (!have) report::RenderPlots(e.results, dir_of, &plot_error);
-    if (!plot_error.empty()) {
-      out << "<p class=\"muted\">pictures could not be drawn: " << HtmlEscape(plot_error) << "</p>\n";
-    } else {
-      const auto& kinds = report::PlotKinds();
-      out << "<div class=\"plots\">\n";
-      // The pair is the widest picture: it gets a row of its own.
-      for (std::size_t k : {0, 2, 1}) {
-        const fs::path png = dir_of / (std::string(kinds[k].stem) + ".png");
-        // Side by side, each picture gets a share of the row in proportion
-        // to its natural width, and never more than that width.
-        const int w = std::max(PngSize(png).first, 300);
-        out << "<figure" << (k == 1 ? " class=\"wide\"" : "") << " style=\"flex: " << w
-            << " 1 0; max-width: " << w << "px\">" << Img(png, html_dir, kinds[k].measurement_name)
-            << "</figure>\n";
-      }
-      out << "</div>\n";
-    }
-
-    out << "<table class=\"points\">\n<tr><th>comm</th><th>comp</th><th>r_overhead</th><th>r_comm</th>"
-        << "<th>r_comp_slowdown</th><th>r_mpi_impact</th><th>cpu_busy_nbc</th><th>cpu_busy_blocking</th>"
-        << "<th>diagnosis</th></tr>\n";
-    for (const plot::Point& p : v.points) {
-      out << "<tr" << (p.valid ? "" : " class=\"invalid\"") << "><td class=\"num\">"
-          << HtmlEscape(FormatDuration(p.comm)) << "</td><td class=\"num\">"
-          << HtmlEscape(FormatDuration(p.comp)) << "</td>";
-      if (!p.valid) {
-        out << "<td colspan=\"7\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
-        continue;
-      }
-      out << RatioCell(p.overhead, plot::Metric::kOverhead) << RatioCell(p.comm_ratio, plot::Metric::kComm)
-          << RatioCell(p.slowdown, plot::Metric::kSlowdown) << RatioCell(p.impact, plot::Metric::kImpact)
-          << PlainRatioCell(p.cpu_nbc) << PlainRatioCell(p.cpu_blocking) << "<td>" << HtmlEscape(p.diagnosis)
-          << "</td></tr>\n";
-    }
-    out << "</table>\n</section>\n";
+// A test's verdict, every failure and what stayed within noise.
+void HtmlVerdictBox(std::ostream& out, const CaseView& v) {
+  out << "<div class=\"box " << StatusClass(v) << "\">" << HtmlEscape(v.verdict_summary);
+  if (!v.failures.empty()) {
+    out << "<ul>";
+    for (const std::string& f : v.failures) out << "<li>" << HtmlEscape(f) << "</li>";
+    out << "</ul>";
   }
+  if (!v.within_noise.empty()) {
+    out << "<div class=\"muted\">within noise:</div><ul class=\"muted\">";
+    for (const std::string& f : v.within_noise) out << "<li>" << HtmlEscape(f) << "</li>";
+    out << "</ul>";
+  }
+  out << "</div>\n";
+}
+
+// A partitioned test has no pictures: its grid rows are the whole story.
+void HtmlPartitioned(std::ostream& out, const Entry& e) {
+  const CaseView& v = e.view;
+  out << "<p class=\"muted\">Effective bandwidth per mechanism (median); r_partitioned = partitioned / best "
+         "other, median [95% CI]. "
+      << HtmlEscape(report::NoPicturesReason(e.results)) << ".</p>\n"
+      << "<table class=\"points\">\n<tr>";
+  for (const std::string& c : PartitionedColumns()) out << "<th>" << HtmlEscape(c) << "</th>";
+  out << "</tr>\n";
+  for (const auto& r : PartitionedRows(v)) {
+    const bool invalid = r.size() < PartitionedColumns().size();
+    out << "<tr" << (invalid ? " class=\"invalid\"" : "") << ">";
+    for (std::size_t i = 0; i < r.size(); ++i)
+      out << "<td"
+          << (invalid && i + 1 == r.size() ? " colspan=\"7\""
+              : i >= 2 && i <= 6           ? " class=\"num\""
+                                           : "")
+          << ">" << HtmlEscape(r[i]) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+}
+
+// Pictures: the ones the run drew, or drawn now.
+void HtmlPictures(std::ostream& out, const Entry& e, const fs::path& html_dir) {
+  const fs::path dir_of = e.file.parent_path();
+  bool have = true;
+  for (const report::PlotKind& k : report::PlotKinds())
+    have = have && fs::exists(dir_of / (std::string(k.stem) + ".png"));
+  std::string plot_error;
+  if (!have) report::RenderPlots(e.results, dir_of, &plot_error);
+  if (!plot_error.empty()) {
+    out << "<p class=\"muted\">pictures could not be drawn: " << HtmlEscape(plot_error) << "</p>\n";
+    return;
+  }
+  const auto& kinds = report::PlotKinds();
+  out << "<div class=\"plots\">\n";
+  // The pair is the widest picture: it gets a row of its own.
+  for (std::size_t k : {0, 2, 1}) {
+    const fs::path png = dir_of / (std::string(kinds[k].stem) + ".png");
+    // Side by side, each picture gets a share of the row in proportion
+    // to its natural width, and never more than that width.
+    const int w = std::max(PngSize(png).first, 300);
+    out << "<figure" << (k == 1 ? " class=\"wide\"" : "") << " style=\"flex: " << w
+        << " 1 0; max-width: " << w << "px\">" << Img(png, html_dir, kinds[k].measurement_name)
+        << "</figure>\n";
+  }
+  out << "</div>\n";
+}
+
+// Every point of an overlap test, its ratios on the pictures' colours.
+void HtmlPoints(std::ostream& out, const CaseView& v) {
+  out << "<table class=\"points\">\n<tr><th>comm</th><th>comp</th><th>r_overhead</th><th>r_comm</th>"
+      << "<th>r_comp_slowdown</th><th>r_mpi_impact</th><th>cpu_busy_nbc</th><th>cpu_busy_blocking</th>"
+      << "<th>diagnosis</th></tr>\n";
+  for (const plot::Point& p : v.points) {
+    out << "<tr" << (p.valid ? "" : " class=\"invalid\"") << "><td class=\"num\">"
+        << HtmlEscape(FormatDuration(p.comm)) << "</td><td class=\"num\">"
+        << HtmlEscape(FormatDuration(p.comp)) << "</td>";
+    if (!p.valid) {
+      out << "<td colspan=\"7\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
+      continue;
+    }
+    out << RatioCell(p.overhead, plot::Metric::kOverhead) << RatioCell(p.comm_ratio, plot::Metric::kComm)
+        << RatioCell(p.slowdown, plot::Metric::kSlowdown) << RatioCell(p.impact, plot::Metric::kImpact)
+        << PlainRatioCell(p.cpu_nbc) << PlainRatioCell(p.cpu_blocking) << "<td>" << HtmlEscape(p.diagnosis)
+        << "</td></tr>\n";
+  }
+  out << "</table>\n";
+}
+
+// One test's section, the overview's link target.
+void HtmlSection(std::ostream& out, const Entry& e, std::size_t i, const fs::path& html_dir) {
+  const CaseView& v = e.view;
+  out << "<section id=\"t" << i << "\" class=\"" << StatusClass(v) << "\">\n<h2>" << HtmlEscape(e.Id())
+      << " &nbsp;<span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status)
+      << "</span></h2>\n";
+  if (!e.error.empty()) {
+    out << "<div class=\"box fail\">" << HtmlEscape(e.error)  // the error names the file
+        << "</div>\n</section>\n";
+    return;
+  }
+  out << "<p class=\"lib\">" << HtmlEscape(v.Title()) << " &middot; " << HtmlEscape(v.library)
+      << (v.implementation.empty() ? "" : " [" + HtmlEscape(v.implementation) + "]") << " &middot; <code>"
+      << HtmlEscape(e.file.string()) << "</code></p>\n";
+  if (!v.reference.empty())
+    out << "<p class=\"reference\">REFERENCE " << HtmlEscape(v.reference)
+        << ": a reference behaviour replaced the library's progression; these figures are the reference's, "
+           "not the library's</p>\n";
+  HtmlVerdictBox(out, v);
+  if (v.IsPartitioned()) {
+    HtmlPartitioned(out, e);
+  } else {
+    HtmlPictures(out, e, html_dir);
+    HtmlPoints(out, v);
+  }
+  out << "</section>\n";
+}
+
+void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir, const fs::path& html_dir) {
+  HtmlHead(out, entries, dir);
+  HtmlOverview(out, entries);
+  for (std::size_t i = 0; i < entries.size(); ++i) HtmlSection(out, entries[i], i, html_dir);
   out << "</body>\n</html>\n";
 }
 

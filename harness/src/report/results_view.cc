@@ -110,79 +110,85 @@ double MaxOver(const std::vector<plot::Point>& points, plot::Ratio plot::Point::
 double CaseView::MaxCpuBusyNbc() const { return MaxOver(points, &plot::Point::cpu_nbc); }
 double CaseView::MaxCpuBusyBlocking() const { return MaxOver(points, &plot::Point::cpu_blocking); }
 
-bool ReadCase(const json& j, CaseView* out, std::string* error) {
-  if (!j.is_object() || !j.contains("points") || !j["points"].is_array()) {
-    if (error) *error = "not an nbcguard results file (no \"points\" array)";
-    return false;
-  }
-  CaseView v;
+namespace {
+
+// What the case and its environment say about the run as a whole.
+void ReadCaseFields(const json& j, CaseView* v) {
   const json& c = j.contains("case") ? j["case"] : json::object();
-  v.name = Str(c, "name", "?");
-  v.collective = Str(c, "collective");
-  v.deployment = Str(c, "deployment", "?");
-  v.nodes = c.is_object() && c.contains("nodes") && c["nodes"].is_number() ? c["nodes"].get<int>() : 0;
-  v.threads =
+  v->name = Str(c, "name", "?");
+  v->collective = Str(c, "collective");
+  v->deployment = Str(c, "deployment", "?");
+  v->nodes = c.is_object() && c.contains("nodes") && c["nodes"].is_number() ? c["nodes"].get<int>() : 0;
+  v->threads =
       c.is_object() && c.contains("threads") && c["threads"].is_number() ? c["threads"].get<int>() : 0;
-  v.implementation = Str(j, "implementation_label");
+  v->implementation = Str(j, "implementation_label");
   const json& env = j.contains("environment") ? j["environment"] : json::object();
-  v.library = FirstLineOf(Str(env, "library_version", "unknown library"));
-  v.planned_comm = Numbers(env, "comm_targets");
-  v.planned_comp = Numbers(env, "comp_targets");
+  v->library = FirstLineOf(Str(env, "library_version", "unknown library"));
+  v->planned_comm = Numbers(env, "comm_targets");
+  v->planned_comp = Numbers(env, "comp_targets");
   if (j.contains("reference") && j["reference"].is_object())
-    v.reference = Str(j["reference"], "behaviour", "unknown");
+    v->reference = Str(j["reference"], "behaviour", "unknown");
 
-  v.kind = Str(j, "kind", "overlap");
-  if (v.IsPartitioned()) {
-    // Its own shape: no targets, no r_mpi_impact; read the grid rows.
-    v.deployment = "partitioned";
-    v.library = FirstLineOf(Str(j, "library_version", Str(env, "library_version", "unknown library")));
-    static const char* const kMechanismNames[4] = {"send", "isend", "persistent", "partitioned"};
-    for (const json& p : j["points"]) {
-      PartitionedRow r;
-      r.partition = Str(p, "partition", "?");
-      r.partition_bytes = p.is_object() && p.contains("partition_bytes") && p["partition_bytes"].is_number()
-                              ? p["partition_bytes"].get<std::uint64_t>()
-                              : 0;
-      r.partitions = p.is_object() && p.contains("partitions") && p["partitions"].is_number()
-                         ? p["partitions"].get<int>()
-                         : 0;
-      r.order = Str(p, "order", "?");
-      r.threads =
-          p.is_object() && p.contains("threads") && p["threads"].is_number() ? p["threads"].get<int>() : 0;
-      r.valid = p.is_object() && p.value("valid", false);
-      r.invalid_reason = Str(p, "invalid_reason");
-      const json& bw =
-          p.is_object() && p.contains("bandwidth_bytes_per_s") ? p["bandwidth_bytes_per_s"] : json::object();
-      for (int m = 0; m < 4; ++m)
-        r.bandwidth[m] =
-            bw.is_object() && bw.contains(kMechanismNames[m]) ? Num(bw[kMechanismNames[m]], "median") : NAN;
-      r.best_other = Str(p, "best_other", "-");
-      r.r_partitioned = ReadRatio(p, "r_partitioned");
-      r.verdict = Str(p, "verdict");
-      v.partitioned.push_back(r);
-    }
-  }
-  for (const json& p : j["points"]) {
-    if (v.IsPartitioned()) break;  // read above
-    plot::Point pt;
-    pt.comm = Num(p, "comm_target");
-    pt.comp = Num(p, "comp_target");
-    pt.valid = p.value("valid", false);
-    pt.invalid_reason = Str(p, "invalid_reason");
-    pt.diagnosis = Str(p, "diagnosis");
-    pt.overhead = ReadRatio(p, "r_overhead");
-    pt.comm_ratio = ReadRatio(p, "r_comm");
-    pt.slowdown = ReadRatio(p, "r_comp_slowdown");
-    pt.impact = ReadRatio(p, "r_mpi_impact");
-    pt.cpu_nbc = ReadRatio(p, "cpu_busy_nbc");
-    pt.cpu_blocking = ReadRatio(p, "cpu_busy_blocking");
-    v.points.push_back(pt);
-  }
+  v->kind = Str(j, "kind", "overlap");
+}
 
-  // r_mpi_impact per computation time: the run's own list when it has one
-  // (it carries the reason when a size has no ratio), else the points'
-  // (every point of one computation time shares that time's ratio).
-  if (v.IsPartitioned()) {
+// One row of the partitioned grid.
+PartitionedRow ReadPartitionedRow(const json& p) {
+  static const char* const kMechanismNames[4] = {"send", "isend", "persistent", "partitioned"};
+  PartitionedRow r;
+  r.partition = Str(p, "partition", "?");
+  r.partition_bytes = p.is_object() && p.contains("partition_bytes") && p["partition_bytes"].is_number()
+                          ? p["partition_bytes"].get<std::uint64_t>()
+                          : 0;
+  r.partitions = p.is_object() && p.contains("partitions") && p["partitions"].is_number()
+                     ? p["partitions"].get<int>()
+                     : 0;
+  r.order = Str(p, "order", "?");
+  r.threads =
+      p.is_object() && p.contains("threads") && p["threads"].is_number() ? p["threads"].get<int>() : 0;
+  r.valid = p.is_object() && p.value("valid", false);
+  r.invalid_reason = Str(p, "invalid_reason");
+  const json& bw =
+      p.is_object() && p.contains("bandwidth_bytes_per_s") ? p["bandwidth_bytes_per_s"] : json::object();
+  for (int m = 0; m < 4; ++m)
+    r.bandwidth[m] =
+        bw.is_object() && bw.contains(kMechanismNames[m]) ? Num(bw[kMechanismNames[m]], "median") : NAN;
+  r.best_other = Str(p, "best_other", "-");
+  r.r_partitioned = ReadRatio(p, "r_partitioned");
+  r.verdict = Str(p, "verdict");
+  return r;
+}
+
+// A partitioned run has its own shape: no targets, no r_mpi_impact; read the grid rows.
+void ReadPartitioned(const json& j, CaseView* v) {
+  const json& env = j.contains("environment") ? j["environment"] : json::object();
+  v->deployment = "partitioned";
+  v->library = FirstLineOf(Str(j, "library_version", Str(env, "library_version", "unknown library")));
+  for (const json& p : j["points"]) v->partitioned.push_back(ReadPartitionedRow(p));
+}
+
+// One point of the overlap grid.
+plot::Point ReadPoint(const json& p) {
+  plot::Point pt;
+  pt.comm = Num(p, "comm_target");
+  pt.comp = Num(p, "comp_target");
+  pt.valid = p.value("valid", false);
+  pt.invalid_reason = Str(p, "invalid_reason");
+  pt.diagnosis = Str(p, "diagnosis");
+  pt.overhead = ReadRatio(p, "r_overhead");
+  pt.comm_ratio = ReadRatio(p, "r_comm");
+  pt.slowdown = ReadRatio(p, "r_comp_slowdown");
+  pt.impact = ReadRatio(p, "r_mpi_impact");
+  pt.cpu_nbc = ReadRatio(p, "cpu_busy_nbc");
+  pt.cpu_blocking = ReadRatio(p, "cpu_busy_blocking");
+  return pt;
+}
+
+// r_mpi_impact per computation time: the run's own list when it has one
+// (it carries the reason when a size has no ratio), else the points'
+// (every point of one computation time shares that time's ratio).
+void ReadImpact(const json& j, CaseView* v) {
+  if (v->IsPartitioned()) {
     // No computation, so no r_mpi_impact bars.
   } else if (j.contains("mpi_impact") && j["mpi_impact"].is_array() && !j["mpi_impact"].empty()) {
     for (const json& m : j["mpi_impact"]) {
@@ -195,71 +201,93 @@ bool ReadCase(const json& j, CaseView* out, std::string* error) {
       }
       b.error = Str(m, "error");
       if (!b.impact.present() && b.error.empty()) b.error = "not measured";
-      v.impact.push_back(b);
+      v->impact.push_back(b);
     }
   } else {
     std::map<double, plot::ImpactBar> by_comp;
-    for (const plot::Point& p : v.points) {
+    for (const plot::Point& p : v->points) {
       plot::ImpactBar& b = by_comp[p.comp];
       b.comp = p.comp;
       if (!b.impact.present() && p.impact.present()) b.impact = p.impact;
     }
     for (auto& [comp, b] : by_comp) {
       if (!b.impact.present()) b.error = "not measured";
-      v.impact.push_back(b);
+      v->impact.push_back(b);
     }
   }
-  std::sort(v.impact.begin(), v.impact.end(),
+  std::sort(v->impact.begin(), v->impact.end(),
             [](const plot::ImpactBar& a, const plot::ImpactBar& b) { return a.comp < b.comp; });
+}
 
-  // The test's outcome as RunOne decides it: a conformance or harness
-  // failure outranks the threshold verdict (which may still read PASS for
-  // the points that completed).
+// The full message of a limit failure starts with the rule's file and
+// line; a table cell needs where, what and why: "comm=8ms comp=2ms:
+// r_overhead 2.35 > max 1.50 (contention)".
+std::string LimitLine(const json& f) {
+  const bool is_max = Str(f, "kind", "max") == "max";
+  const std::string at = !Str(f, "at").empty() ? Str(f, "at")
+                                               : "comm=" + FormatDuration(Num(f, "comm_target")) +
+                                                     " comp=" + FormatDuration(Num(f, "comp_target"));
+  return at + ": " + Str(f, "metric", "?") + " " + plot::FormatRatio(Num(f["measured"], "median")) +
+         (is_max ? " > max " : " < min ") + plot::FormatRatio(Num(f, "limit")) +
+         (Str(f, "diagnosis").empty() ? "" : " (" + Str(f, "diagnosis") + ")");
+}
+
+// The test's outcome as RunOne decides it: a conformance or harness
+// failure outranks the threshold verdict (which may still read PASS for
+// the points that completed).
+void ReadVerdict(const json& j, CaseView* v) {
   const json& verdict = j.contains("verdict") ? j["verdict"] : json::object();
-  v.verdict_summary = Str(verdict, "summary", "no verdict");
+  v->verdict_summary = Str(verdict, "summary", "no verdict");
   const std::string conformance = Str(j, "conformance_error"), harness = Str(j, "harness_error"),
                     no_mpi = Str(j, "no_mpi_error");
   const bool no_thresholds = Str(verdict, "threshold_file") == "(none)";
-  if (!conformance.empty()) v.failures.push_back("conformance failure: " + conformance);
-  if (!harness.empty()) v.failures.push_back(harness);
+  if (!conformance.empty()) v->failures.push_back("conformance failure: " + conformance);
+  if (!harness.empty()) v->failures.push_back(harness);
   if (no_thresholds)
-    v.failures.push_back("no threshold file matches the running library (" + v.library + ")");
+    v->failures.push_back("no threshold file matches the running library (" + v->library + ")");
   std::string first_limit;
   if (verdict.is_object() && verdict.contains("failures") && verdict["failures"].is_array()) {
     for (const json& f : verdict["failures"]) {
-      v.failures.push_back(Str(f, "message", "limit exceeded"));
-      // The full message starts with the rule's file and line; a table
-      // cell needs where, what and why: "comm=8ms comp=2ms: r_overhead 2.35
-      // > max 1.50 (contention)".
-      if (first_limit.empty() && f.contains("measured") && f.contains("limit")) {
-        const bool is_max = Str(f, "kind", "max") == "max";
-        const std::string at = !Str(f, "at").empty() ? Str(f, "at")
-                                                     : "comm=" + FormatDuration(Num(f, "comm_target")) +
-                                                           " comp=" + FormatDuration(Num(f, "comp_target"));
-        first_limit = at + ": " + Str(f, "metric", "?") + " " +
-                      plot::FormatRatio(Num(f["measured"], "median")) + (is_max ? " > max " : " < min ") +
-                      plot::FormatRatio(Num(f, "limit")) +
-                      (Str(f, "diagnosis").empty() ? "" : " (" + Str(f, "diagnosis") + ")");
-      }
+      v->failures.push_back(Str(f, "message", "limit exceeded"));
+      if (first_limit.empty() && f.contains("measured") && f.contains("limit")) first_limit = LimitLine(f);
     }
   }
   const bool outranked =
       !conformance.empty() || !harness.empty() || no_thresholds;  // failures before the limits
-  if (!no_mpi.empty()) v.failures.push_back("r_mpi_impact: " + no_mpi);
+  if (!no_mpi.empty()) v->failures.push_back("r_mpi_impact: " + no_mpi);
   if (verdict.is_object() && verdict.contains("invalid") && verdict["invalid"].is_array())
     for (const json& s : verdict["invalid"])
-      if (s.is_string()) v.failures.push_back(s.get<std::string>());
+      if (s.is_string()) v->failures.push_back(s.get<std::string>());
   if (verdict.is_object() && verdict.contains("within_noise") && verdict["within_noise"].is_array())
-    for (const json& f : verdict["within_noise"]) v.within_noise.push_back(Str(f, "message"));
+    for (const json& f : verdict["within_noise"]) v->within_noise.push_back(Str(f, "message"));
 
   const bool verdict_pass = verdict.is_object() && verdict.value("pass", false);
-  v.pass = verdict_pass && conformance.empty() && harness.empty() && no_mpi.empty() && !no_thresholds;
-  v.status = !conformance.empty() ? "CONFORMANCE FAILURE"
-             : !harness.empty()   ? "HARNESS FAILED"
-             : v.pass             ? "PASS"
-                                  : "FAIL";
-  if (!v.pass && v.failures.empty()) v.failures.push_back(v.verdict_summary);
-  if (!v.failures.empty()) v.headline = !outranked && !first_limit.empty() ? first_limit : v.failures.front();
+  v->pass = verdict_pass && conformance.empty() && harness.empty() && no_mpi.empty() && !no_thresholds;
+  v->status = !conformance.empty() ? "CONFORMANCE FAILURE"
+              : !harness.empty()   ? "HARNESS FAILED"
+              : v->pass            ? "PASS"
+                                   : "FAIL";
+  if (!v->pass && v->failures.empty()) v->failures.push_back(v->verdict_summary);
+  if (!v->failures.empty())
+    v->headline = !outranked && !first_limit.empty() ? first_limit : v->failures.front();
+}
+
+}  // namespace
+
+bool ReadCase(const json& j, CaseView* out, std::string* error) {
+  if (!j.is_object() || !j.contains("points") || !j["points"].is_array()) {
+    if (error) *error = "not an nbcguard results file (no \"points\" array)";
+    return false;
+  }
+  CaseView v;
+  ReadCaseFields(j, &v);
+  if (v.IsPartitioned()) {
+    ReadPartitioned(j, &v);
+  } else {
+    for (const json& p : j["points"]) v.points.push_back(ReadPoint(p));
+  }
+  ReadImpact(j, &v);
+  ReadVerdict(j, &v);
   *out = std::move(v);
   return true;
 }
