@@ -169,7 +169,7 @@ void CheckRatio(const std::string& where, const std::string& what, const Ratio& 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int CheckMain(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: nbcguard-reference-check <results.json>\n";
     return 2;
@@ -331,4 +331,15 @@ int main(int argc, char** argv) {
   CheckTrue("all points", "valid points", valid > 0, std::to_string(valid) + " valid");
   std::printf("%d of %d checks failed, %d inconclusive\n", failures, checks, inconclusive);
   return failures > 0 ? 1 : inconclusive > 0 ? 5 : 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return CheckMain(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nbcguard-reference-check: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "nbcguard-reference-check: internal error: unknown exception\n");
+  }
+  return 2;
 }

@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
     const auto* row = reinterpret_cast<const uint32_t*>(data + static_cast<long>(y) * stride);
     for (int x = 0; x < w; ++x) {
       const uint32_t px = row[x];  // native-endian 0xAARRGGBB (premultiplied; PNGs here are opaque)
-      const int r = (px >> 16) & 255, g = (px >> 8) & 255, b = px & 255;
+      const int r = static_cast<int>((px >> 16) & 255), g = static_cast<int>((px >> 8) & 255),
+                b = static_cast<int>(px & 255);
       if (r < 250 || g < 250 || b < 250) ++non_white;
       for (const auto& [name, c] : anchors) {
         const double d = std::hypot(r - c.r * 255, g - c.g * 255, b - c.b * 255);

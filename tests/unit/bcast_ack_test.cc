@@ -64,6 +64,7 @@ TEST(BcastAckTest, ADifferenceWithinTheMediansNoiseIsNotADisagreement) {
   for (int i = 0; i < 30; ++i) e.push_back((83.0 + 2.0 * i / 29.0) * 1e-6);
   // Synchronized clock: bimodal 88 or 105 us, median 101 us, wide interval.
   std::vector<double> sync;
+  sync.reserve(30);
   for (int i = 0; i < 12; ++i) sync.push_back(88e-6);
   for (int i = 0; i < 18; ++i) sync.push_back(105e-6);
   sync[12] = 101e-6;

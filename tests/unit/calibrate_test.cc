@@ -65,7 +65,7 @@ CalibrationResult Calibrate(const Cost& cost, double target, const CalibrationOp
                             std::vector<Size>* calls = nullptr) {
   std::vector<Size> local;
   std::vector<Size>* sink = calls ? calls : &local;
-  const CalibrationResult r = CalibrateSize(Recorder{cost, sink}, target, o);
+  CalibrationResult r = CalibrateSize(Recorder{cost, sink}, target, o);
   EXPECT_EQ(sink->size(), r.steps.size());
   for (std::size_t i = 0; i < sink->size() && i < r.steps.size(); ++i) {
     EXPECT_EQ((*sink)[i], r.steps[i].size);

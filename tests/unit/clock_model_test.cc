@@ -71,6 +71,7 @@ TEST(ClockModel, SlowRoundDoesNotPullTheFit) {
   // equal weights the line would move by ~100 us / 21 ~ 5 us.
   SyntheticClock c{0.050, 100e-6};
   std::vector<OffsetPoint> pts;
+  pts.reserve(21);
   for (int r = 0; r < 20; ++r) pts.push_back(BestOffset({Exchange(c, 1.0 + 0.01 * r, 0.5e-6, 0.5e-6)}));
   pts.push_back(BestOffset({Exchange(c, 1.1, 225e-6, 25e-6)}));
   ASSERT_NEAR(pts.back().offset - 0.050 - 100e-6 * 1.1, -100e-6, 0.1e-6);  // the slow point is 100 us off

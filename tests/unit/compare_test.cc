@@ -17,6 +17,7 @@ using json = nlohmann::json;
 // deterministic stand-in for noisy repetitions (only ranks matter).
 std::vector<double> Spreadout(double center, double width, int n = 15) {
   std::vector<double> v;
+  v.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) v.push_back(center + width * (n == 1 ? 0.0 : i / (n - 1.0) - 0.5));
   return v;
 }

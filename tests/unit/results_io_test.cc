@@ -41,8 +41,7 @@ std::string ErrorOf(const std::string& text) {
 }
 
 fs::path TempDir(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("nbcguard-results-io-" + name + "-" + std::to_string(getpid()));
+  fs::path d = fs::temp_directory_path() / ("nbcguard-results-io-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

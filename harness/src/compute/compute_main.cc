@@ -3,6 +3,7 @@
 // through the same launcher as the harness (so placement and load match) and
 // reads one JSON file per process.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -25,7 +26,9 @@ std::string ProcessIndex() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace {
+
+int ComputeMain(int argc, char** argv) {
   CLI::App app{"nbcguard-compute: the OpenMP GEMM computation without MPI"};
   int threads = 1;
   std::vector<int> sizes;
@@ -82,4 +85,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return ComputeMain(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nbcguard-compute: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "nbcguard-compute: internal error: unknown exception\n");
+  }
+  return 3;
 }

@@ -25,7 +25,7 @@ namespace {
 // Overlap ratios: the largest lower bound of the interval is what a max limit meets.
 struct Range {
   int n = 0;
-  double lo_med = INFINITY, hi_med = -INFINITY, max_ci_lo = -INFINITY;
+  double lo_med = HUGE_VAL, hi_med = -HUGE_VAL, max_ci_lo = -HUGE_VAL;
   std::vector<double> medians;
 };
 
@@ -34,7 +34,7 @@ struct Range {
 // confidence interval: what a min limit is compared with.
 struct LowRange {
   int n = 0;
-  double lo_med = INFINITY, hi_med = -INFINITY, min_ci_hi = INFINITY;
+  double lo_med = HUGE_VAL, hi_med = -HUGE_VAL, min_ci_hi = HUGE_VAL;
   std::vector<double> medians;
 };
 

@@ -120,6 +120,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<st
     setpgid(0, 0);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());

@@ -9,6 +9,7 @@
 // This file is the command line only; each command is in its own file.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -364,4 +365,15 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace nbcguard
 
-int main(int argc, char** argv) { return nbcguard::Main(argc, argv); }
+// An exception no command caught is a defect of the tool: it ends in a
+// message and exit code 2, never in std::terminate's abort.
+int main(int argc, char** argv) {
+  try {
+    return nbcguard::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nbcguard: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "nbcguard: internal error: unknown exception\n");
+  }
+  return nbcguard::kUsage;
+}

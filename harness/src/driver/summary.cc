@@ -49,6 +49,7 @@ Entry Load(const fs::path& file) {
 
 std::vector<Entry> LoadAll(const std::vector<fs::path>& files) {
   std::vector<Entry> entries;
+  entries.reserve(files.size());
   for (const fs::path& f : files) entries.push_back(Load(f));
   // Grouped the way a person scans a run: library, case, size, deployment.
   std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {

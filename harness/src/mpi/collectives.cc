@@ -10,7 +10,8 @@ namespace {
 // The value rank `r` contributes at element `i` in repetition `rep`. Small
 // enough that sums over 4096 ranks stay far inside int32.
 inline std::int32_t Pattern(int r, int rep, std::uint64_t i) {
-  return static_cast<std::int32_t>((static_cast<std::uint64_t>(r) * 31u + rep * 17u + i * 7u) % 1021u);
+  return static_cast<std::int32_t>(
+      (static_cast<std::uint64_t>(r) * 31u + static_cast<std::uint64_t>(rep) * 17u + i * 7u) % 1021u);
 }
 
 std::string Mismatch(const char* what, std::uint64_t i, std::int32_t expected, std::int32_t got) {

@@ -3,6 +3,7 @@
 // (JSON lines) to --out as it goes, so completed points survive a hang or a
 // failed rank. Reduction to ratios and verdicts happens in the driver.
 #include <mpi.h>
+#include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -75,11 +76,7 @@ int Run(const Options& o, int provided) {
   return rc;
 }
 
-}  // namespace
-}  // namespace nbcguard
-
-int main(int argc, char** argv) {
-  using namespace nbcguard;
+int HarnessMain(int argc, char** argv) {
   Options o;
   CLI::App app{"nbcguard-harness: one rank of an overlap measurement (started by nbcguard)"};
   std::vector<std::string> mode_names;
@@ -101,4 +98,22 @@ int main(int argc, char** argv) {
   const int rc = Run(o, provided);
   MPI_Finalize();
   return rc;
+}
+
+}  // namespace
+}  // namespace nbcguard
+
+// An exception no mode caught is a defect of the tool: every rank that
+// sees one says so and the job is aborted (MPI_Abort), so no rank waits
+// forever for it.
+int main(int argc, char** argv) {
+  try {
+    return nbcguard::HarnessMain(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "nbcguard-harness: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "nbcguard-harness: internal error: unknown exception\n");
+  }
+  MPI_Abort(MPI_COMM_WORLD, 3);
+  return 3;
 }

@@ -76,9 +76,10 @@ SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare
       for (int r = 0; r < comm_.size(); ++r) {
         const double* p = all.data() + r * per;
         local.insert(local.end(), p, p + k);
-        global.insert(global.end(), p + k, p + 2 * k);
-        exits.push_back(p[2 * k]);
-        values.insert(values.end(), p + 2 * k + 1, p + per);
+        const std::ptrdiff_t k2 = 2 * static_cast<std::ptrdiff_t>(k);
+        global.insert(global.end(), p + k, p + k2);
+        exits.push_back(p[k2]);
+        values.insert(values.end(), p + k2 + 1, p + per);
       }
       d = duration(global, k);
       set.local.push_back(std::move(local));

@@ -22,6 +22,7 @@ std::vector<ClockFit> FitClocks(const RawRun& run) {
       for (const json& p : per_rank[r]) pts[r].push_back({p[0], p[1], p[2]});
   }
   std::vector<ClockFit> fits;
+  fits.reserve(static_cast<std::size_t>(std::max(ranks, 0)));
   for (int r = 0; r < ranks; ++r) fits.push_back(FitClock(pts[r]));
   return fits;
 }
@@ -42,6 +43,7 @@ GlobalSamples ToGlobal(const json& samples, const std::vector<ClockFit>& clocks)
     std::vector<std::vector<double>> ranks;
     for (std::size_t r = 0; r * k < s.size(); ++r) {
       std::vector<double> stamps;
+      stamps.reserve(static_cast<std::size_t>(std::max(k, 0)));
       for (int j = 0; j < k; ++j) stamps.push_back(clocks.at(r).model.ToGlobal(s[r * k + j].get<double>()));
       ranks.push_back(std::move(stamps));
     }

@@ -413,6 +413,7 @@ struct Panel {
 // cell is grey. The same reason for many points is listed once.
 std::vector<std::string> HeatmapKey(const CaseView& v, const std::vector<plot::Metric>& metrics) {
   std::vector<std::string> lines;
+  lines.reserve(metrics.size());
   for (plot::Metric m : metrics)
     lines.push_back(std::string(plot::MetricName(m)) + ": " + plot::ScaleOf(m).legend());
   std::vector<std::string> reasons;
@@ -458,7 +459,7 @@ double PpdFor(const plot::Grid& g, double max_w, double max_h) {
 }
 
 Figure HeatmapFigure(cairo_t* m, const CaseView& v, const plot::Grid& grid,
-                     std::vector<plot::Metric> metrics) {
+                     const std::vector<plot::Metric>& metrics) {
   const bool pair = metrics.size() > 1;
   // The pair shares one scale and the width with each other.
   const double ppd = PpdFor(grid, pair ? 400 : 560, 480);

@@ -5,6 +5,7 @@
 // the last rank's end (Measurer::Run, global time as everywhere), so a drift
 // of the machine's speed reaches all four alike. Every sample's data is
 // verified on the receiver.
+#include <algorithm>
 #include <cstdio>
 
 #include "gemm.h"
@@ -107,6 +108,7 @@ int MeasurePoint(PartitionedRun& run, const PartitionedPointSpec& p, int point_i
   Sync(c, "point", SyncOptions{2, 50, 0.1});
   transfer.Setup(p);
   std::vector<std::uint64_t> seeds;
+  seeds.reserve(static_cast<std::size_t>(std::max(c.o.repetitions, 0)));
   for (int r = 0; r < c.o.repetitions; ++r) seeds.push_back(RepetitionSeed(run.spec.seed, r));
   auto mechanism = [](int rep) { return AllMechanisms()[rep % kMechanisms]; };
   Mechanism current = Mechanism::kSend;  // the sample being measured
