@@ -40,6 +40,82 @@ OverRanks Over(const std::vector<RankClockError>& ranks, double RankClockError::
   return {MaxOf(v), v.empty() ? NAN : Median(v)};
 }
 
+// The perturbation goes on rank 1 only, or with --inject-all on every rank (each its own).
+std::vector<std::string> ClockCheckArgs(const ClockCheckOptions& o, const fs::path& raw_path) {
+  std::vector<std::string> args = {
+      "--mode",         "clock-check",    "--inject-offset",           Precise(o.offset),
+      "--inject-drift", Precise(o.drift), "--clock-check-wait",        Precise(o.wait),
+      "--clock-sync",   o.clock_sync,     "--clock-check-skew-rounds", std::to_string(o.skew_rounds),
+      "--out",          raw_path.string()};
+  if (o.inject_all) {
+    args.push_back("--inject-all");
+  } else {
+    args.insert(args.end(), {"--inject-rank", "1"});
+  }
+  return args;
+}
+
+// The first record of each phase gives its duration.
+void ReadPhases(const RawRun& raw, ClockCheckRun* out) {
+  for (const json* c : RecordsOfType(raw, record::kClock)) {
+    const std::string phase = (*c).value("phase", std::string("?"));
+    if (!out->phase_seconds.contains(phase)) out->phase_seconds[phase] = (*c).value("seconds", NAN);
+  }
+  out->sync_seconds = out->phase_seconds.value("start", NAN);
+}
+
+// One rank's errors just after the sync and at the end, under both models; every probe's errors also go
+// to extrap and interp for the summary over all ranks.
+RankClockError RankErrors(int rank, const json& list, const ClockFit& fit, const ClockCheckOptions& o,
+                          ClockSyncMethod method, std::vector<double>* extrap, std::vector<double>* interp) {
+  RankClockError e;
+  e.rank = rank;
+  e.depth = method == ClockSyncMethod::kTree ? TreeDepth(e.rank) : 1;
+  auto errors = [&](const json& p, double* ex, double* in) {
+    const double local = p[0], mono = p[1], rt = p[2];
+    *ex = std::abs(rt - mono);
+    *in = std::abs(fit.model.ToGlobal(local) - mono);
+  };
+  errors(list.front(), &e.after_sync_extrapolated, &e.after_sync_interpolated);
+  errors(list.back(), &e.end_extrapolated, &e.end_interpolated);
+  for (const json& p : list) {
+    double ex = 0, in = 0;
+    errors(p, &ex, &in);
+    extrap->push_back(ex);
+    interp->push_back(in);
+  }
+  const ClockPerturbation truth = o.inject_all  ? RankPerturbation(e.rank, o.offset, o.drift)
+                                  : e.rank == 1 ? ClockPerturbation{o.offset, o.drift}
+                                                : ClockPerturbation{};
+  // The clock runs at 1 + d against the true time: offset grows by d / (1 + d) per local second.
+  e.true_drift_ppm = truth.drift / (1 + truth.drift) * 1e6;
+  e.drift_ppm = fit.model.drift() * 1e6;
+  e.min_rtt = fit.min_rtt;
+  return e;
+}
+
+// All ranks share CLOCK_MONOTONIC here, which is rank 0's (reference)
+// clock: the truth every model is checked against. A probe is
+// [local, mono, extrapolated global]; |global estimate - mono| is
+// |recovered offset - true offset|.
+void ProbeErrors(const json& probes, const std::vector<ClockFit>& fits, const ClockCheckOptions& o,
+                 ClockCheckRun* out) {
+  const ClockSyncMethod method = ParseClockSyncMethod(o.clock_sync, nullptr).value_or(ClockSyncMethod::kFlat);
+  std::vector<double> extrap, interp;
+  const json& per_rank = probes["probes"];
+  for (std::size_t rk = 1; rk < per_rank.size() && rk < fits.size(); ++rk) {
+    const json& list = per_rank[rk];
+    if (list.empty()) continue;
+    out->per_rank.push_back(RankErrors(static_cast<int>(rk), list, fits[rk], o, method, &extrap, &interp));
+    if (rk == 1) out->window = list.back()[1].get<double>() - list.front()[1].get<double>();
+  }
+  const Spread ex = Summarize(extrap), in = Summarize(interp);
+  out->all_extrapolated_median = ex.median;
+  out->all_extrapolated_max = ex.max;
+  out->all_interpolated_median = in.median;
+  out->all_interpolated_max = in.max;
+}
+
 }  // namespace
 
 ClockCheckRun MeasureClockCheck(const Config& cfg, const ClockCheckOptions& o, const std::string& dir_name) {
@@ -51,17 +127,7 @@ ClockCheckRun MeasureClockCheck(const Config& cfg, const ClockCheckOptions& o, c
   fs::create_directories(dir);
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
-  std::vector<std::string> args = {
-      "--mode",         "clock-check",    "--inject-offset",           Precise(o.offset),
-      "--inject-drift", Precise(o.drift), "--clock-check-wait",        Precise(o.wait),
-      "--clock-sync",   o.clock_sync,     "--clock-check-skew-rounds", std::to_string(o.skew_rounds),
-      "--out",          raw_path.string()};
-  if (o.inject_all) {
-    args.push_back("--inject-all");
-  } else {
-    args.insert(args.end(), {"--inject-rank", "1"});
-  }
-  const auto cmd = LaunchCommand(cfg, o.nodes, cfg.harness, args);
+  const auto cmd = LaunchCommand(cfg, o.nodes, cfg.harness, ClockCheckArgs(o, raw_path));
   out.load_before = LoadAverage();
   ProcessResult r = RunProcess(cmd, {}, 120 + o.wait + 2.0 * o.nodes);
   out.load_after = LoadAverage();
@@ -79,56 +145,11 @@ ClockCheckRun MeasureClockCheck(const Config& cfg, const ClockCheckOptions& o, c
     out.error = "the harness wrote no clock probes";
     return out;
   }
-  for (const json* c : RecordsOfType(raw, record::kClock)) {
-    const std::string phase = (*c).value("phase", std::string("?"));
-    if (!out.phase_seconds.contains(phase)) out.phase_seconds[phase] = (*c).value("seconds", NAN);
-  }
-  out.sync_seconds = out.phase_seconds.value("start", NAN);
+  ReadPhases(raw, &out);
   const std::vector<ClockFit> fits = FitClocks(raw);
   const Reduction red = Reduce(raw, {});
   out.barrier = red.barrier;
-  const ClockSyncMethod method = ParseClockSyncMethod(o.clock_sync, nullptr).value_or(ClockSyncMethod::kFlat);
-
-  // All ranks share CLOCK_MONOTONIC here, which is rank 0's (reference)
-  // clock: the truth every model is checked against. A probe is
-  // [local, mono, extrapolated global]; |global estimate - mono| is
-  // |recovered offset - true offset|.
-  std::vector<double> extrap, interp;
-  const json& per_rank = (*probes[0])["probes"];
-  for (std::size_t rk = 1; rk < per_rank.size() && rk < fits.size(); ++rk) {
-    const json& list = per_rank[rk];
-    if (list.empty()) continue;
-    RankClockError e;
-    e.rank = static_cast<int>(rk);
-    e.depth = method == ClockSyncMethod::kTree ? TreeDepth(e.rank) : 1;
-    auto errors = [&](const json& p, double* ex, double* in) {
-      const double local = p[0], mono = p[1], rt = p[2];
-      *ex = std::abs(rt - mono);
-      *in = std::abs(fits[rk].model.ToGlobal(local) - mono);
-    };
-    errors(list.front(), &e.after_sync_extrapolated, &e.after_sync_interpolated);
-    errors(list.back(), &e.end_extrapolated, &e.end_interpolated);
-    for (const json& p : list) {
-      double ex = 0, in = 0;
-      errors(p, &ex, &in);
-      extrap.push_back(ex);
-      interp.push_back(in);
-    }
-    if (rk == 1) out.window = list.back()[1].get<double>() - list.front()[1].get<double>();
-    const ClockPerturbation truth = o.inject_all  ? RankPerturbation(e.rank, o.offset, o.drift)
-                                    : e.rank == 1 ? ClockPerturbation{o.offset, o.drift}
-                                                  : ClockPerturbation{};
-    // The clock runs at 1 + d against the true time: offset grows by d / (1 + d) per local second.
-    e.true_drift_ppm = truth.drift / (1 + truth.drift) * 1e6;
-    e.drift_ppm = fits[rk].model.drift() * 1e6;
-    e.min_rtt = fits[rk].min_rtt;
-    out.per_rank.push_back(e);
-  }
-  const Spread ex = Summarize(extrap), in = Summarize(interp);
-  out.all_extrapolated_median = ex.median;
-  out.all_extrapolated_max = ex.max;
-  out.all_interpolated_median = in.median;
-  out.all_interpolated_max = in.max;
+  ProbeErrors(*probes[0], fits, o, &out);
   return out;
 }
 

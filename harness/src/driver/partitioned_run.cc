@@ -36,6 +36,74 @@ std::string RatioCell(const Spread& s) {
   return buf;
 }
 
+// Point i of the grid; a mechanism with no measurement is left out rather than written as empty.
+json PointJson(const PartitionedReduction& red, std::size_t i, const Verdict& v) {
+  const PartitionedPoint& p = red.points[i];
+  json jp = {{"partition_bytes", p.at.partition_bytes},
+             {"partition", FormatBytes(p.at.partition_bytes)},
+             {"partitions", p.at.partitions},
+             {"order", ToString(p.at.order)},
+             {"threads", p.at.threads},
+             {"valid", p.valid}};
+  if (!p.valid) jp["invalid_reason"] = p.invalid_reason;
+  json bw = json::object(), t = json::object();
+  for (int m = 0; m < kMechanisms; ++m) {
+    const char* name = ToString(AllMechanisms()[m]);
+    if (p.stats.bandwidth[m].n == 0) continue;
+    bw[name] = SpreadJson(p.stats.bandwidth[m]);
+    t[name] = std::isfinite(p.stats.time_median[m]) ? json(p.stats.time_median[m]) : json(nullptr);
+  }
+  jp["bandwidth_bytes_per_s"] = bw;
+  jp["time_median_s"] = t;
+  jp["best_other"] = p.stats.best_other ? json(ToString(*p.stats.best_other)) : json(nullptr);
+  jp["r_partitioned"] = SpreadJson(p.stats.r_partitioned);
+  jp["verified_samples"] = red.verified_samples[i];
+  if (!red.seeds[i].empty()) jp["random_seeds"] = red.seeds[i];
+  jp["verdict"] = PointVerdict(p, v);
+  return jp;
+}
+
+json PartitionedFindingsJson(const std::vector<Finding>& fs) {
+  json a = json::array();
+  for (const Finding& f : fs)
+    a.push_back({{"rule", f.rule},
+                 {"at", f.at},
+                 {"metric", MetricName(f.metric)},
+                 {"measured", SpreadJson(f.measured)},
+                 {"limit", f.limit},
+                 {"kind", f.is_max ? "max" : "min"},
+                 {"message", f.Message()}});
+  return a;
+}
+
+// Unlike the overlap tests' VerdictJson, a point here is named by one string and a finding by "at".
+json PartitionedVerdictJson(const Verdict& v, const std::string& threshold_file) {
+  return {{"pass", v.pass},
+          {"summary", v.Summary()},
+          {"threshold_file", threshold_file},
+          {"checked", v.checked_names},
+          {"failures", PartitionedFindingsJson(v.failures)},
+          {"within_noise", PartitionedFindingsJson(v.within_noise)},
+          {"invalid", v.InvalidLines()}};
+}
+
+// The buffer the harness reported, else the case's; threads 0 is written as the case file spells it, "auto".
+json CaseJson(const PartitionedRunInfo& info, const PartitionedReduction& red) {
+  json orders = json::array(), threads = json::array();
+  for (ReadyOrder o : info.spec.orders) orders.push_back(ToString(o));
+  for (int t : info.spec.pready_threads) threads.push_back(t > 0 ? json(t) : json("auto"));
+  return {{"name", info.case_name},
+          {"file", info.case_file},
+          {"kind", "partitioned"},
+          {"nodes", info.nodes},
+          {"buffer_bytes", red.buffer ? red.buffer : info.spec.buffer},
+          {"orders", orders},
+          {"pready_threads", threads},
+          {"seed", info.spec.seed},
+          {"repetitions", info.repetitions},
+          {"labels", info.labels}};
+}
+
 }  // namespace
 
 void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, const PartitionedReduction& red,
@@ -80,63 +148,14 @@ void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, co
 json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw,
                             const PartitionedReduction& red, const Verdict& v) {
   json points = json::array();
-  for (std::size_t i = 0; i < red.points.size(); ++i) {
-    const PartitionedPoint& p = red.points[i];
-    json jp = {{"partition_bytes", p.at.partition_bytes},
-               {"partition", FormatBytes(p.at.partition_bytes)},
-               {"partitions", p.at.partitions},
-               {"order", ToString(p.at.order)},
-               {"threads", p.at.threads},
-               {"valid", p.valid}};
-    if (!p.valid) jp["invalid_reason"] = p.invalid_reason;
-    json bw = json::object(), t = json::object();
-    for (int m = 0; m < kMechanisms; ++m) {
-      const char* name = ToString(AllMechanisms()[m]);
-      if (p.stats.bandwidth[m].n == 0) continue;
-      bw[name] = SpreadJson(p.stats.bandwidth[m]);
-      t[name] = std::isfinite(p.stats.time_median[m]) ? json(p.stats.time_median[m]) : json(nullptr);
-    }
-    jp["bandwidth_bytes_per_s"] = bw;
-    jp["time_median_s"] = t;
-    jp["best_other"] = p.stats.best_other ? json(ToString(*p.stats.best_other)) : json(nullptr);
-    jp["r_partitioned"] = SpreadJson(p.stats.r_partitioned);
-    jp["verified_samples"] = red.verified_samples[i];
-    if (!red.seeds[i].empty()) jp["random_seeds"] = red.seeds[i];
-    jp["verdict"] = PointVerdict(p, v);
-    points.push_back(jp);
-  }
-  auto findings = [](const std::vector<Finding>& fs) {
-    json a = json::array();
-    for (const Finding& f : fs)
-      a.push_back({{"rule", f.rule},
-                   {"at", f.at},
-                   {"metric", MetricName(f.metric)},
-                   {"measured", SpreadJson(f.measured)},
-                   {"limit", f.limit},
-                   {"kind", f.is_max ? "max" : "min"},
-                   {"message", f.Message()}});
-    return a;
-  };
+  for (std::size_t i = 0; i < red.points.size(); ++i) points.push_back(PointJson(red, i, v));
   json env = raw.context.is_object() ? raw.context : json::object();
   env.erase("type");
-  json orders = json::array(), threads = json::array();
-  for (ReadyOrder o : info.spec.orders) orders.push_back(ToString(o));
-  for (int t : info.spec.pready_threads) threads.push_back(t > 0 ? json(t) : json("auto"));
   return {
       {"schema", "nbcguard-results/1"},
       {"schema_version", kResultsSchemaVersion},
       {"kind", "partitioned"},
-      {"case",
-       {{"name", info.case_name},
-        {"file", info.case_file},
-        {"kind", "partitioned"},
-        {"nodes", info.nodes},
-        {"buffer_bytes", red.buffer ? red.buffer : info.spec.buffer},
-        {"orders", orders},
-        {"pready_threads", threads},
-        {"seed", info.spec.seed},
-        {"repetitions", info.repetitions},
-        {"labels", info.labels}}},
+      {"case", CaseJson(info, red)},
       {"environment", env},
       {"library_version", info.library_version},
       {"implementation_label", info.implementation_label},
@@ -159,14 +178,7 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw,
          "every byte of every sample against a pattern of sample and position, and "
          "each partition's first and last byte as MPI_Parrived reports it"}}},
       {"conformance_error", red.conformance_error},
-      {"verdict",
-       {{"pass", v.pass},
-        {"summary", v.Summary()},
-        {"threshold_file", info.threshold_file},
-        {"checked", v.checked_names},
-        {"failures", findings(v.failures)},
-        {"within_noise", findings(v.within_noise)},
-        {"invalid", v.InvalidLines()}}},
+      {"verdict", PartitionedVerdictJson(v, info.threshold_file)},
   };
 }
 

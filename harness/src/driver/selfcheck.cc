@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "ctest_measurements.h"
@@ -48,12 +49,12 @@ int Verify(const Config& cfg, int nodes, const std::string& out, const std::stri
   return kPass;
 }
 
-int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
-  const fs::path dir =
-      fs::path(o.out.empty() ? cfg.results_dir : o.out) / "bcast-check" / ("n" + std::to_string(o.nodes));
-  fs::create_directories(dir);
-  const fs::path raw_path = dir / "raw.jsonl";
-  fs::remove(raw_path);
+namespace {
+
+// The harness's bcast-ack mode with rank 1's clock given the requested offset and drift, which the
+// synchronized clock must correct and the acknowledgement needs no correction for; counts are 4-byte
+// elements.
+ProcessResult RunBcastAck(const Config& cfg, const BcastCheckOptions& o, const fs::path& raw_path) {
   std::string counts;
   for (std::uint64_t b : o.bytes)
     counts += (counts.empty() ? "" : ",") + std::to_string(std::max<std::uint64_t>(1, b / 4));
@@ -63,8 +64,12 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
        "--inject-rank", "1", "--inject-offset", Precise(o.inject_offset), "--inject-drift",
        Precise(o.inject_drift), "--out", raw_path.string()});
   std::cerr << "nbcguard: bcast-check: " << DescribeLaunch(cfg, cmd) << "\n";
-  ProcessResult r = RunProcess(cmd, {}, 300);
-  RawRun raw = ReadRaw(raw_path.string());
+  return RunProcess(cmd, {}, 300);
+}
+
+// The exit code when the raw log holds nothing to compare: a broadcast that broke conformance, or a
+// harness that failed or did not finish.
+std::optional<int> UnusableRun(const RawRun& raw, const ProcessResult& r) {
   for (const json* f : RecordsOfType(raw, record::kConformanceFailure)) {
     std::cout << "CONFORMANCE FAILURE: ibcast count " << (*f)["count"] << ": "
               << (*f)["error"].get<std::string>() << "\n";
@@ -75,14 +80,20 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
               << r.exit_code << ")\n";
     return kHarnessFailed;
   }
-  const std::vector<ClockFit> clocks = FitClocks(raw);
-  const Reduction red = Reduce(raw, {});
+  return std::nullopt;
+}
+
+// The worst clock error over ranks and the synchronized barrier's exit skew both widen the tolerance.
+AgreementModel ModelOf(const BcastCheckOptions& o, const std::vector<ClockFit>& clocks,
+                       const Reduction& red) {
   AgreementModel model;
   model.relative = o.relative;
   for (const ClockFit& f : clocks) model.clock_error = std::max(model.clock_error, f.min_rtt / 2);
   if (red.barrier.is_object()) model.skew = red.barrier["synchronized"].value("median", 0.0);
+  return model;
+}
 
-  const std::string version = FirstLine(raw.context.value("library_version", ""));
+void PrintBcastHeader(const BcastCheckOptions& o, const std::string& version, const AgreementModel& model) {
   std::printf("bcast-check on %d ranks (%s): MPI_Ibcast + MPI_Wait from root 0, %d repetitions per method\n",
               o.nodes, version.c_str(), o.repetitions);
   std::printf(
@@ -98,72 +109,117 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
       100 * model.relative);
   std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", "size", "sync clock [95% CI]", "ack max OL_i",
               "E_i", "RTT_i", "difference", "tolerance", "agree");
+}
+
+// Over all sizes, for the verdict and the CTest measurement.
+struct BcastTally {
+  bool all_agree = true;
+  int within_noise = 0;
+  double worst = 0;  // |difference| / tolerance
+};
+
+// E_i and RTT_i are those of the destination that sets the acknowledgement's OL.
+void PrintBcastRow(const BcastComparison& c) {
+  const AckDestination* at = nullptr;
+  for (const AckDestination& d : c.destinations)
+    if (d.rank == c.ol_rank) at = &d;
+  char sync[64], ol[32];
+  std::snprintf(sync, sizeof sync, "%s [%s,%s]", FormatDuration(c.global.median).c_str(),
+                FormatDuration(c.global.lo).c_str(), FormatDuration(c.global.hi).c_str());
+  std::snprintf(ol, sizeof ol, "%s (rank %d)", FormatDuration(c.ol).c_str(), c.ol_rank);
+  std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", FormatBytes(c.bytes).c_str(), sync, ol,
+              at ? FormatDuration(at->e.median).c_str() : "-",
+              at ? FormatDuration(at->rtt.median).c_str() : "-", FormatDuration(c.difference).c_str(),
+              FormatDuration(c.tolerance).c_str(),
+              c.agree          ? "yes"
+              : c.within_noise ? "within noise"
+                               : "NO");
+}
+
+json BcastSizeJson(const BcastComparison& c) {
+  json jd = json::array();
+  for (const AckDestination& d : c.destinations)
+    jd.push_back(
+        {{"rank", d.rank}, {"e_median_s", d.e.median}, {"rtt_median_s", d.rtt.median}, {"ol_s", d.ol}});
+  return {{"bytes", c.bytes},
+          {"sync_median_s", c.global.median},
+          {"sync_ci_s", {c.global.lo, c.global.hi}},
+          {"ack_ol_s", c.ol},
+          {"ack_ol_rank", c.ol_rank},
+          {"destinations", jd},
+          {"difference_s", c.difference},
+          {"difference_range_s", {c.difference_lo, c.difference_hi}},
+          {"tolerance_s", c.tolerance},
+          {"agree", c.agree},
+          {"within_noise", c.within_noise}};
+}
+
+// One broadcast size: the synchronized clock's spans against the acknowledgement's OL, printed as a
+// row, tallied, and returned as its entry of bcast-check.json.
+json CompareSize(const json& rec, const std::vector<ClockFit>& clocks, const AgreementModel& model,
+                 BcastTally* tally) {
+  std::vector<double> global;
+  for (const auto& s : ToGlobal(rec["sync"], clocks)) global.push_back(Span(s, 0, 1));
+  std::vector<AckDestination> dests;
+  for (const json& a : rec["ack"])
+    dests.push_back(
+        AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
+  const BcastComparison c = CompareBcast(rec["bytes"], dests, global, model);
+  tally->all_agree = tally->all_agree && !c.disagree();
+  tally->within_noise += c.within_noise ? 1 : 0;
+  tally->worst = std::max(tally->worst, std::fabs(c.difference) / c.tolerance);
+  PrintBcastRow(c);
+  return BcastSizeJson(c);
+}
+
+// printf and std::cout both write here: each is flushed before the other takes over, so the lines stay in
+// order.
+int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t) {
+  report["agree"] = t.all_agree;
+  std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
+  std::fflush(stdout);
+  PrintCTestMeasurements(std::cout,
+                         {Measurement::Numeric("bcast-check worst difference / tolerance", t.worst)});
+  std::cout.flush();
+  std::printf("%s: the two methods %s\n", t.all_agree ? "PASS" : "FAIL",
+              !t.all_agree     ? "disagree beyond noise (see above)"
+              : t.within_noise ? "agree, within noise at some sizes"
+                               : "agree at every size");
+  std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
+  return t.all_agree ? kPass : kFail;
+}
+
+}  // namespace
+
+int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
+  const fs::path dir =
+      fs::path(o.out.empty() ? cfg.results_dir : o.out) / "bcast-check" / ("n" + std::to_string(o.nodes));
+  fs::create_directories(dir);
+  const fs::path raw_path = dir / "raw.jsonl";
+  fs::remove(raw_path);
+  const ProcessResult r = RunBcastAck(cfg, o, raw_path);
+  RawRun raw = ReadRaw(raw_path.string());
+  if (const std::optional<int> rc = UnusableRun(raw, r)) return *rc;
+  const std::vector<ClockFit> clocks = FitClocks(raw);
+  const Reduction red = Reduce(raw, {});
+  const AgreementModel model = ModelOf(o, clocks, red);
+
+  const std::string version = FirstLine(raw.context.value("library_version", ""));
+  PrintBcastHeader(o, version, model);
   json report = {
       {"library_version", version},
       {"ranks", o.nodes},
       {"repetitions", o.repetitions},
       {"model", {{"relative", model.relative}, {"clock_error_s", model.clock_error}, {"skew_s", model.skew}}},
       {"sizes", json::array()}};
-  bool all_agree = true;
-  int within_noise = 0;
-  double worst = 0;  // |difference| / tolerance
-  for (const json* rec : RecordsOfType(raw, record::kBcastAck)) {
-    std::vector<double> global;
-    for (const auto& s : ToGlobal((*rec)["sync"], clocks)) global.push_back(Span(s, 0, 1));
-    std::vector<AckDestination> dests;
-    for (const json& a : (*rec)["ack"])
-      dests.push_back(
-          AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
-    const BcastComparison c = CompareBcast((*rec)["bytes"], dests, global, model);
-    all_agree = all_agree && !c.disagree();
-    within_noise += c.within_noise ? 1 : 0;
-    worst = std::max(worst, std::fabs(c.difference) / c.tolerance);
-    const AckDestination* at = nullptr;
-    for (const AckDestination& d : c.destinations)
-      if (d.rank == c.ol_rank) at = &d;
-    char sync[64], ol[32];
-    std::snprintf(sync, sizeof sync, "%s [%s,%s]", FormatDuration(c.global.median).c_str(),
-                  FormatDuration(c.global.lo).c_str(), FormatDuration(c.global.hi).c_str());
-    std::snprintf(ol, sizeof ol, "%s (rank %d)", FormatDuration(c.ol).c_str(), c.ol_rank);
-    std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", FormatBytes(c.bytes).c_str(), sync, ol,
-                at ? FormatDuration(at->e.median).c_str() : "-",
-                at ? FormatDuration(at->rtt.median).c_str() : "-", FormatDuration(c.difference).c_str(),
-                FormatDuration(c.tolerance).c_str(),
-                c.agree          ? "yes"
-                : c.within_noise ? "within noise"
-                                 : "NO");
-    json jd = json::array();
-    for (const AckDestination& d : c.destinations)
-      jd.push_back(
-          {{"rank", d.rank}, {"e_median_s", d.e.median}, {"rtt_median_s", d.rtt.median}, {"ol_s", d.ol}});
-    report["sizes"].push_back({{"bytes", c.bytes},
-                               {"sync_median_s", c.global.median},
-                               {"sync_ci_s", {c.global.lo, c.global.hi}},
-                               {"ack_ol_s", c.ol},
-                               {"ack_ol_rank", c.ol_rank},
-                               {"destinations", jd},
-                               {"difference_s", c.difference},
-                               {"difference_range_s", {c.difference_lo, c.difference_hi}},
-                               {"tolerance_s", c.tolerance},
-                               {"agree", c.agree},
-                               {"within_noise", c.within_noise}});
-  }
+  BcastTally tally;
+  for (const json* rec : RecordsOfType(raw, record::kBcastAck))
+    report["sizes"].push_back(CompareSize(*rec, clocks, model, &tally));
   if (report["sizes"].empty()) {
     std::cout << "FAIL: the harness wrote no broadcast measurement\n";
     return kHarnessFailed;
   }
-  report["agree"] = all_agree;
-  std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
-  std::fflush(stdout);
-  PrintCTestMeasurements(std::cout,
-                         {Measurement::Numeric("bcast-check worst difference / tolerance", worst)});
-  std::cout.flush();
-  std::printf("%s: the two methods %s\n", all_agree ? "PASS" : "FAIL",
-              !all_agree     ? "disagree beyond noise (see above)"
-              : within_noise ? "agree, within noise at some sizes"
-                             : "agree at every size");
-  std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
-  return all_agree ? kPass : kFail;
+  return FinishBcastCheck(dir, report, tally);
 }
 
 }  // namespace nbcguard
