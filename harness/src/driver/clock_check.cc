@@ -36,6 +36,7 @@ struct OverRanks {
 };
 OverRanks Over(const std::vector<RankClockError>& ranks, double RankClockError::*field) {
   std::vector<double> v;
+  v.reserve(ranks.size());
   for (const RankClockError& e : ranks) v.push_back(e.*field);
   return {MaxOf(v), v.empty() ? NAN : Median(v)};
 }

@@ -110,13 +110,7 @@ void PrintPartitionedTable(std::ostream& out, const PartitionedRunInfo& info, co
                            const Verdict& v) {
   out << "nbcguard: partitioned communication, rank 0 to rank 1 of " << info.nodes << ", buffer "
       << FormatBytes(red.buffer ? red.buffer : info.spec.buffer) << ", " << info.library_version << "\n";
-  double worst_rtt = 0, worst_res = 0;
-  for (const json& c : red.clock) {
-    worst_rtt = std::max(worst_rtt, c.value("min_rtt_s", 0.0));
-    worst_res = std::max(worst_res, c.value("residual_rms_s", 0.0));
-  }
-  out << "clock sync: offset uncertainty <= " << Us(worst_rtt / 2) << " (min RTT/2), fit residual "
-      << Us(worst_res) << " RMS";
+  PrintClockSync(out, red.clock);
   if (red.barrier.is_object() && red.barrier.contains("synchronized"))
     out << "; synchronized barrier exit skew median/max "
         << Us(red.barrier["synchronized"].value("median", NAN)) << " / "
@@ -149,37 +143,27 @@ json PartitionedResultsJson(const PartitionedRunInfo& info, const RawRun& raw,
                             const PartitionedReduction& red, const Verdict& v) {
   json points = json::array();
   for (std::size_t i = 0; i < red.points.size(); ++i) points.push_back(PointJson(red, i, v));
-  json env = raw.context.is_object() ? raw.context : json::object();
-  env.erase("type");
-  return {
-      {"schema", "nbcguard-results/1"},
-      {"schema_version", kResultsSchemaVersion},
+  json results =
+      CommonResultsJson({raw, info.implementation_label, info.launch, info.deployment_env, red.clock,
+                         red.barrier, red.late_redone, red.samples, red.conformance_error});
+  results.update({
       {"kind", "partitioned"},
       {"case", CaseJson(info, red)},
-      {"environment", env},
       {"library_version", info.library_version},
-      {"implementation_label", info.implementation_label},
-      {"launch", info.launch},
-      {"deployment_environment", info.deployment_env},
       {"thread_level_provided", red.thread_level},
-      {"run", {{"completed", raw.ended}, {"status", raw.status}, {"torn_lines", raw.truncated_lines}}},
-      {"clock_sync", red.clock},
-      {"barrier_skew", red.barrier},
-      {"late_samples_redone", red.late_redone},
       {"mechanisms", {"send", "isend", "persistent", "partitioned"}},
       {"metric",
        "effective bandwidth = buffer bytes / (last rank's end - first rank's start); r_partitioned = partitioned "
        "bandwidth / best_other's in the same repetition, median and 95% CI over repetitions"},
       {"points", points},
-      {"samples", red.samples},
       {"verification",
        {{"samples_verified_on_receiver", red.samples_verified},
         {"method",
          "every byte of every sample against a pattern of sample and position, and "
          "each partition's first and last byte as MPI_Parrived reports it"}}},
-      {"conformance_error", red.conformance_error},
       {"verdict", PartitionedVerdictJson(v, info.threshold_file)},
-  };
+  });
+  return results;
 }
 
 std::vector<Measurement> PartitionedMeasurements(const PartitionedReduction& red, const Verdict& v) {

@@ -57,11 +57,10 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
     jp["diagnosis"] = ToString(p.diagnosis);
     points.push_back(jp);
   }
-  json env = raw.context.is_object() ? raw.context : json::object();
-  env.erase("type");
-  return {
-      {"schema", "nbcguard-results/1"},
-      {"schema_version", kResultsSchemaVersion},
+  json results =
+      CommonResultsJson({raw, info.implementation_label, info.launch, info.deployment_env, red.clock,
+                         red.barrier, red.late_redone, red.samples, red.conformance_error});
+  results.update({
       {"case",
        {{"name", info.case_name},
         {"file", info.case_file},
@@ -69,23 +68,33 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
         {"nodes", info.nodes},
         {"deployment", info.deployment},
         {"threads", info.threads}}},
-      {"environment", env},
-      {"implementation_label", info.implementation_label},
-      {"launch", info.launch},
-      {"deployment_environment", info.deployment_env},
       {"reference", info.reference_json},
       {"progression", info.progression},
-      {"run", {{"completed", raw.ended}, {"status", raw.status}, {"torn_lines", raw.truncated_lines}}},
-      {"clock_sync", red.clock},
-      {"barrier_skew", red.barrier},
-      {"late_samples_redone", red.late_redone},
       {"calibration", red.calibration},
       {"mpi_impact", red.mpi_impact},
       {"cpu_overhead", red.cpu_overhead},
       {"points", points},
-      {"samples", red.samples},
-      {"conformance_error", red.conformance_error},
       {"verdict", VerdictJson(v, info.threshold_file)},
+  });
+  return results;
+}
+
+json CommonResultsJson(const CommonResults& c) {
+  json env = c.raw.context.is_object() ? c.raw.context : json::object();
+  env.erase("type");
+  return {
+      {"schema", "nbcguard-results/1"},
+      {"schema_version", kResultsSchemaVersion},
+      {"environment", env},
+      {"implementation_label", c.implementation_label},
+      {"launch", c.launch},
+      {"deployment_environment", c.deployment_env},
+      {"run", {{"completed", c.raw.ended}, {"status", c.raw.status}, {"torn_lines", c.raw.truncated_lines}}},
+      {"clock_sync", c.clock},
+      {"barrier_skew", c.barrier},
+      {"late_samples_redone", c.late_redone},
+      {"samples", c.samples},
+      {"conformance_error", c.conformance_error},
   };
 }
 

@@ -15,6 +15,8 @@
 
 namespace nbcguard {
 
+// Its implicit move members move nlohmann::json values, which do not throw (clang-tidy cannot see it).
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct RunInfo {
   std::string case_name, case_file, collective, deployment, implementation_label;
   std::string library_version;  // first line of MPI_Get_library_version
@@ -36,6 +38,21 @@ struct RunInfo {
 nlohmann::json VerdictJson(const Verdict& v, const std::string& threshold_file);
 
 nlohmann::json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, const Verdict& v);
+
+// What every results.json says of its run, whatever the kind of test; each
+// kind adds its case, points and verdict.
+struct CommonResults {
+  const RawRun& raw;
+  const std::string& implementation_label;
+  const nlohmann::json& launch;
+  const nlohmann::json& deployment_env;
+  const nlohmann::json& clock;
+  const nlohmann::json& barrier;
+  int late_redone;
+  const nlohmann::json& samples;
+  const std::string& conformance_error;
+};
+nlohmann::json CommonResultsJson(const CommonResults& c);
 
 // What CTest records with the test (and CDash plots): worst ratios, sync
 // precision, invalid points and limits exceeded.

@@ -77,15 +77,19 @@ void PrintRunContext(std::ostream& out, const RunInfo& info) {
 
 }  // namespace
 
-void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v) {
-  PrintRunContext(out, info);
+void PrintClockSync(std::ostream& out, const nlohmann::json& clock) {
   double worst_rtt = 0, worst_res = 0;
-  for (const json& c : red.clock) {
+  for (const json& c : clock) {
     worst_rtt = std::max(worst_rtt, c.value("min_rtt_s", 0.0));
     worst_res = std::max(worst_res, c.value("residual_rms_s", 0.0));
   }
   out << "clock sync: offset uncertainty <= " << Us(worst_rtt / 2) << " (min RTT/2), fit residual "
       << Us(worst_res) << " RMS";
+}
+
+void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v) {
+  PrintRunContext(out, info);
+  PrintClockSync(out, red.clock);
   if (red.barrier.is_object()) {
     out << "; exit skew median/max: synchronized barrier "
         << Us(red.barrier["synchronized"].value("median", NAN)) << " / "

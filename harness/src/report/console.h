@@ -12,6 +12,10 @@ namespace nbcguard {
 
 void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v);
 
+// "clock sync: offset uncertainty <= ... (min RTT/2), fit residual ... RMS"
+// over the ranks' clock fits (no line end: the caller adds the barrier).
+void PrintClockSync(std::ostream& out, const nlohmann::json& clock);
+
 // The end of every test's table, whatever its kind: a conformance failure,
 // the threshold file, each finding and invalid point, and the verdict.
 void PrintVerdictLines(std::ostream& out, const std::string& conformance_error,
