@@ -89,7 +89,7 @@ TEST(Partitioned, DefaultSizesArePaper004s) {
   EXPECT_EQ(sizes.back(), 8 * kMiB);
   for (std::size_t i = 1; i < sizes.size(); ++i) EXPECT_EQ(sizes[i], 2 * sizes[i - 1]);
   // A buffer that is not a power of two: the doubling sizes that divide it, and itself.
-  EXPECT_EQ(DefaultPartitionSizes(3 * 1024u), (std::vector<std::uint64_t>{512, 1024, 3 * 1024u}));
+  EXPECT_EQ(DefaultPartitionSizes(3ull * 1024), (std::vector<std::uint64_t>{512, 1024, 3ull * 1024}));
   EXPECT_EQ(DefaultPartitionSizes(100), (std::vector<std::uint64_t>{100}));
 }
 

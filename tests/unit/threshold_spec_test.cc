@@ -92,10 +92,10 @@ TEST(ThresholdSpec, PartitionedRulesGetTheirKind) {
   EXPECT_EQ(rules[2].region.threads, std::vector<int>{2});
   EXPECT_TRUE(rules[2].region.ContainsPartitioned(4096, "random", 2));
   EXPECT_TRUE(rules[2].region.ContainsPartitioned(65536, "neighbour", 2));
-  EXPECT_FALSE(rules[2].region.ContainsPartitioned(65536u * 2, "random", 2));  // above max
-  EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "left-right", 2));    // other order
-  EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "random", 1));        // other thread count
-  EXPECT_TRUE(Region().ContainsPartitioned(1, "left-right", 1));               // empty region: all
+  EXPECT_FALSE(rules[2].region.ContainsPartitioned(65536ull * 2, "random", 2));  // above max
+  EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "left-right", 2));      // other order
+  EXPECT_FALSE(rules[2].region.ContainsPartitioned(4096, "random", 1));          // other thread count
+  EXPECT_TRUE(Region().ContainsPartitioned(1, "left-right", 1));                 // empty region: all
 }
 
 TEST(ThresholdSpec, MinimalTextParses) {
