@@ -22,13 +22,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string Us(double s) {
-  if (!std::isfinite(s)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
-  return buf;
-}
-
 std::string RatioCell(const Spread& s) {
   if (s.n == 0 || !std::isfinite(s.median)) return "-";
   char buf[80];

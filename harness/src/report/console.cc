@@ -23,8 +23,6 @@ std::string Num(double v, int precision = 2) {
 
 std::string Dur(double s) { return std::isfinite(s) && s > 0 ? FormatDuration(s) : "-"; }
 
-std::string Us(double s) { return std::isfinite(s) ? Num(s * 1e6, 2) + " us" : "-"; }
-
 std::string Cell(const Spread& s) {
   if (s.n == 0 || !std::isfinite(s.median)) return "-";
   return Num(s.median) + " [" + Num(s.lo) + "," + Num(s.hi) + "]";
@@ -76,6 +74,8 @@ void PrintRunContext(std::ostream& out, const RunInfo& info) {
 }
 
 }  // namespace
+
+std::string Us(double s) { return std::isfinite(s) ? Num(s * 1e6, 2) + " us" : "-"; }
 
 void PrintClockSync(std::ostream& out, const nlohmann::json& clock) {
   double worst_rtt = 0, worst_res = 0;

@@ -14,6 +14,9 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
 
 // "clock sync: offset uncertainty <= ... (min RTT/2), fit residual ... RMS"
 // over the ranks' clock fits (no line end: the caller adds the barrier).
+// Seconds as microseconds with two decimals ("12.34 us"), "-" when not finite.
+std::string Us(double s);
+
 void PrintClockSync(std::ostream& out, const nlohmann::json& clock);
 
 // The end of every test's table, whatever its kind: a conformance failure,
