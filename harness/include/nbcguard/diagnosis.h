@@ -14,6 +14,7 @@ enum class Diagnosis {
   kContention,               // r_comm > 1 and r_comp_slowdown > 1
   kCommSlowedByComputation,  // r_comm > 1, r_comp_slowdown ~ 1
   kPassiveImpact,            // r_mpi_impact > 1 (and none of the above is worse)
+  kImbalance,                // the ranks computed at unequal speeds: slack, not progression (validity.h)
   kInvalid,                  // a ratio is not finite (point not measured)
 };
 
@@ -39,6 +40,8 @@ struct DiagnosisBands {
 // A passive impact under partial overlap or no progression keeps the primary
 // diagnosis (the worse one); callers that want both ask PassiveImpact().
 // A non-finite r_mpi_impact is "not measured": never a passive impact.
+// kImbalance is not decided here but by the reduction, from the ranks'
+// computation times (validity.h): it replaces the diagnosis of a flagged point.
 Diagnosis Diagnose(double r_comm, double r_comp_slowdown, double r_mpi_impact,
                    const DiagnosisBands& bands = DiagnosisBands());
 

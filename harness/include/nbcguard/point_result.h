@@ -2,6 +2,7 @@
 // the harness ran and the driver reduced samples: medians, spreads, ratios.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,21 @@
 #include "nbcguard/stats.h"
 
 namespace nbcguard {
+
+// How unequal the ranks' computing was at a point (validity.h,
+// MeasureImbalance). Times in seconds; NaN when not measured.
+struct Imbalance {
+  static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+  double ref_slack = kNotMeasured;      // slowest - fastest rank's median, computation reference
+  double overlap_slack = kNotMeasured;  // the same for the computation inside the overlap run
+  double ref_ratio = kNotMeasured;      // slowest / fastest rank's median, computation reference
+  double overlap_ratio = kNotMeasured;  // the same inside the overlap run
+  int slowest_rank = -1, fastest_rank = -1;  // in the computation reference
+  // ref_slack / min(t_comm_ref, t_comp_ref): the most the slack can have
+  // lowered r_overhead.
+  double effect = kNotMeasured;
+  bool flagged = false;  // effect > kImbalanceBound
+};
 
 struct PointResult {
   double comm_target = 0;  // seconds
@@ -34,6 +50,16 @@ struct PointResult {
   Spread cpu_busy_blocking = Summarize({});
 
   Diagnosis diagnosis = Diagnosis::kInvalid;
+
+  // The ranks' unequal computing (validity.h).
+  Imbalance imbalance;
+  // Interquartile range / median of the computation reference: how stable
+  // the computation itself was during the point (a validity gate).
+  double comp_ref_spread = Imbalance::kNotMeasured;
+  // Median over the overlap samples of the spread of the ranks' start
+  // stamps (seconds, global clock): how far from "all at once" the
+  // synchronized barrier's release really was (a validity gate).
+  double start_skew = Imbalance::kNotMeasured;
 
   // Peers' figures from the same overlap samples (percent; docs/method.md,
   // "Metrics"), shown beside r_overhead, never used in verdicts.

@@ -14,6 +14,7 @@
 #include "nbcguard/cpu_overhead.h"
 #include "nbcguard/point_result.h"
 #include "nbcguard/raw_log.h"
+#include "nbcguard/validity.h"
 
 namespace nbcguard {
 
@@ -41,6 +42,11 @@ nlohmann::json ClockFitJson(const RawRun& run, const std::vector<ClockFit>& cloc
 // "barrier_skew" record), on the fitted clocks; null when not recorded.
 nlohmann::json BarrierSkewJson(const RawRun& run, const std::vector<ClockFit>& clocks);
 
+// The run's timing quality (validity.h) from results.json's clock_sync
+// (ClockFitJson) and barrier_skew (BarrierSkewJson): the largest clock error
+// over ranks and the synchronized barrier's median exit skew.
+TimingQuality TimingQualityOf(const nlohmann::json& clock, const nlohmann::json& barrier);
+
 // A sample set on the global clock: [sample][rank][stamp].
 using GlobalSamples = std::vector<std::vector<std::vector<double>>>;
 
@@ -51,6 +57,16 @@ GlobalSamples ToGlobal(const nlohmann::json& samples, const std::vector<ClockFit
 // First rank's start (stamp `first`) to last rank's end (stamp `last`) of
 // one sample (Denis et al., CCPE 2022, section 4.1).
 double Span(const std::vector<std::vector<double>>& ranks, int first, int last);
+
+// MPI time of one overlap sample ([rank][t1 start, t2 after the call, t3
+// after compute, t4 after the wait], global clock) that slack from unequal
+// computing does not explain, the largest over ranks: per rank, its start
+// call plus its wait, less the time until the last rank finished computing
+// (a rank that finished early waits that long for the slowest whatever the
+// library does). The last rank to finish computing has no slack. A rank
+// that did the transfer inside MPI_Wait while another still computed counts
+// beyond its slack: that is not progression. r_comm = this / t_comm_ref.
+double UnhiddenMpiTime(const std::vector<std::vector<double>>& sample);
 
 // The slowest process per repetition: values is [process][rep] flattened.
 std::vector<double> SlowestPerRep(const std::vector<double>& values, int processes);

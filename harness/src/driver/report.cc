@@ -7,6 +7,7 @@
 
 #include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
+#include "nbcguard/validity.h"
 
 namespace nbcguard {
 
@@ -18,12 +19,28 @@ json SpreadJson(const Spread& s) {
           {"max", f(s.max)},       {"mad", f(s.mad)},  {"n", s.n},         {"confidence", f(s.confidence)}};
 }
 
+namespace {
+
+json Finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json ImbalanceJson(const Imbalance& im) {
+  return {{"ref_slack", Finite(im.ref_slack)},         {"overlap_slack", Finite(im.overlap_slack)},
+          {"ref_ratio", Finite(im.ref_ratio)},         {"overlap_ratio", Finite(im.overlap_ratio)},
+          {"slowest_rank", im.slowest_rank},           {"fastest_rank", im.fastest_rank},
+          {"effect", Finite(im.effect)},               {"flagged", im.flagged},
+          {"bound", kImbalanceBound}};
+}
+
+}  // namespace
+
 json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, const Verdict& v) {
   json points = json::array();
   for (const PointResult& p : red.points) {
     json jp = {{"comm_target", p.comm_target}, {"comp_target", p.comp_target}, {"valid", p.valid}};
     if (!p.valid) jp["invalid_reason"] = p.invalid_reason;
-    else {
+    // Measured points, and points a validity gate refused (their figures
+    // are the evidence for the reason; consumers read them only when valid).
+    if (p.valid || p.r_overhead.n > 0) {
       jp.update({{"t_comm_ref", p.t_comm_ref},
                  {"t_comp_ref", p.t_comp_ref},
                  {"t_measured", p.t_measured},
@@ -50,6 +67,9 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       };
       jp["late_ranks"] = late(p.late_ranks);
       jp["late_exits"] = late(p.late_exits);
+      jp["imbalance"] = ImbalanceJson(p.imbalance);
+      jp["comp_ref_spread"] = Finite(p.comp_ref_spread);
+      jp["start_skew"] = Finite(p.start_skew);
     }
     jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);
     jp["cpu_busy_nbc"] = SpreadJson(p.cpu_busy_nbc);

@@ -100,11 +100,13 @@ void RatiosFromSamples(const json& s, PointSamples* p) {
   const double comp_ref = Median(s.value("t_comp_ref", std::vector<double>{}));
   std::vector<double> over, comm, slow;
   for (const json& row : s.value("overlap", json::array())) {
-    // Columns: t_measured, t_call, t_comp, t_wait (overlap_columns).
+    // Columns: t_measured, t_call, t_comp, t_wait, and since r_comm counts
+    // every rank's MPI time beyond its slack, t_mpi_unhidden (overlap_columns;
+    // results without it: the critical rank's t_call + t_wait).
     if (!row.is_array() || row.size() < 4) continue;
     auto at = [&](std::size_t i) { return row[i].is_number() ? row[i].get<double>() : kNaN; };
     over.push_back(OverheadRatio(at(0), comp_ref, comm_ref));
-    comm.push_back(CommRatio(at(1) + at(3), 0.0, comm_ref));
+    comm.push_back(CommRatio(row.size() >= 5 ? at(4) : at(1) + at(3), 0.0, comm_ref));
     slow.push_back(CompSlowdownRatio(at(2), comp_ref));
   }
   p->ratios[Metric::kOverhead] = FromValues(over);
@@ -400,6 +402,15 @@ std::optional<TestResults> ParseTestResults(const json& j, const std::string& so
     p.valid = jp.value("valid", false);
     p.invalid_reason = Str(jp, "invalid_reason");
     p.diagnosis = Str(jp, "diagnosis");
+    if (p.valid && jp.contains("imbalance") && jp["imbalance"].is_object() &&
+        jp["imbalance"].value("flagged", false)) {
+      // The overlap ratios there hold slack from unequal computing, not the
+      // library's behaviour alone: a change in them is not the library's.
+      p.valid = false;
+      p.invalid_reason = "rank imbalance: rank " + std::to_string(jp["imbalance"].value("slowest_rank", -1)) +
+                         " computed " + plot::FormatRatio(Num(jp["imbalance"], "ref_ratio")) +
+                         "x as long as rank " + std::to_string(jp["imbalance"].value("fastest_rank", -1));
+    }
     const auto s = samples.find({Ns(p.comm_target), Ns(p.comp_target)});
     if (p.valid && s == samples.end()) {
       p.valid = false;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "nbcguard/units.h"
+#include "nbcguard/validity.h"
 
 namespace nbcguard {
 namespace {
@@ -148,6 +149,7 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
       const std::pair<double, double> at{p.comm_target, p.comp_target};
       if (std::find(v.checked.begin(), v.checked.end(), at) == v.checked.end()) v.checked.push_back(at);
       std::vector<Metric> unmeasured;  // metrics this rule limits that have no median
+      std::string imbalance;           // limits met only with the help of the ranks' unequal computing
       for (const Limit& limit : rule.limits) {
         const Spread& s = SpreadOf(p, limit.metric);
         if (std::isnan(s.median)) {
@@ -171,10 +173,15 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
           (beyond ? v.failures : v.within_noise).push_back(f);
         };
         if (limit.max) {
+          const double hidden = HiddenByImbalance(p, limit.metric);
           if (s.lo > *limit.max) {
             record(*limit.max, true, true);
           } else if (s.median > *limit.max) {
             record(*limit.max, true, false);
+          } else if (s.median + hidden > *limit.max) {
+            imbalance += (imbalance.empty() ? "" : ", ") + std::string(MetricName(limit.metric)) + " " +
+                         Ratio(s.median) + " <= max " + Ratio(*limit.max) + " only with up to " + Ratio(hidden) +
+                         " hidden by slack";
           }
         }
         if (limit.min) {
@@ -184,6 +191,15 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
             record(*limit.min, false, false);
           }
         }
+      }
+      if (!imbalance.empty()) {
+        const Imbalance& im = p.imbalance;
+        v.invalid.push_back({InvalidLine(p,
+                                         "rank imbalance: rank " + std::to_string(im.slowest_rank) + " computed " +
+                                             Ratio(im.ref_ratio) + "x as long as rank " +
+                                             std::to_string(im.fastest_rank) + "; " + imbalance,
+                                         rule),
+                             at});
       }
       if (!unmeasured.empty()) {
         std::string names;

@@ -39,6 +39,8 @@ const char* ToString(Diagnosis d) {
       return "comm-slowed-by-computation";
     case Diagnosis::kPassiveImpact:
       return "passive-runtime-impact";
+    case Diagnosis::kImbalance:
+      return "rank-imbalance";
     case Diagnosis::kInvalid:
       return "invalid";
   }
@@ -74,6 +76,12 @@ const char* Explain(Diagnosis d) {
       return "the idle MPI runtime slows computing even with no communication in flight "
              "(polling or a progress thread competes with the compute threads): "
              "r_mpi_impact > 1";
+    case Diagnosis::kImbalance:
+      return "the ranks computed at unequal speeds: a rank that finished computing early did (part "
+             "of) the transfer inside MPI_Wait while a slower rank still computed, which shortens "
+             "the collective's time without any progress during computation; the overlap ratios "
+             "cannot tell progression from this slack (bind the ranks to cores, or look for what "
+             "slows one rank)";
     case Diagnosis::kInvalid:
       return "the point was not measured: a ratio is not finite (calibration failed or no "
              "sample survived)";

@@ -13,6 +13,7 @@
 #include "nbcguard/raw_records.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/units.h"
+#include "nbcguard/validity.h"
 #include "reduce_steps.h"
 
 namespace nbcguard {
@@ -33,6 +34,35 @@ std::map<double, std::vector<double>> ImpactRatiosPerRound(const std::vector<con
     if (std::isfinite(r)) out[(*rec)["comp_target"].get<double>()].push_back(r);
   }
   return out;
+}
+
+TimingQuality TimingQualityOf(const json& clock, const json& barrier) {
+  TimingQuality q;
+  auto number = [](const json& j, const char* key) {
+    return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : kReduceNaN;
+  };
+  q.clock_error = 0;
+  for (const json& r : clock) {
+    if (number(r, "rank") == 0) continue;  // rank 0's clock is the global one
+    const double depth = std::isfinite(number(r, "depth")) ? number(r, "depth") : 1;
+    const double e = number(r, "residual_rms_s") + depth * number(r, "min_rtt_s") / 2;
+    q.clock_error = std::isfinite(e) ? std::max(q.clock_error, e) : q.clock_error;
+  }
+  q.barrier_skew = barrier.is_object() && barrier.contains("synchronized")
+                       ? number(barrier["synchronized"], "median")
+                       : kReduceNaN;
+  return q;
+}
+
+double UnhiddenMpiTime(const std::vector<std::vector<double>>& s) {
+  double last_compute_end = -std::numeric_limits<double>::infinity();
+  for (const auto& q : s) last_compute_end = std::max(last_compute_end, q[2]);
+  double worst = 0;
+  for (const auto& q : s) {
+    const double mpi = (q[1] - q[0]) + (q[3] - q[2]);
+    worst = std::max(worst, mpi - (last_compute_end - q[2]));
+  }
+  return worst;
 }
 
 namespace {
@@ -190,32 +220,42 @@ MpiImpact MpiImpactOf(const RawRun& run, const NoMpiTimes& no_mpi, int ranks) {
 // references, and the peers' overlap percentages.
 struct OverlapSeries {
   std::vector<double> measured, call, compute, wait, r_over, r_comm, r_slow, osu, imb;
-  json rows = json::array();  // [t_measured, t_call, t_comp, t_wait] per sample
+  std::vector<std::vector<double>> rank_compute;  // [rank][sample]: each rank's computation time
+  std::vector<double> start_skew;                 // per sample: latest - earliest rank's start
+  json rows = json::array();  // [t_measured, t_call, t_comp, t_wait, t_mpi_unhidden] per sample
 };
+
+
 
 OverlapSeries OverlapOf(const GlobalSamples& samples, const PointResult& p) {
   OverlapSeries o;
   for (const auto& s : samples) {
     const double tm = Span(s, 0, 3);
     const double tcomp = MaxDuration(s, 1, 2);
-    // MPI time on the critical path: the rank that finished computing
-    // last. Its wait is what the computation did not hide; an earlier
-    // rank's wait also holds the time it idles for that rank (compute
-    // imbalance), which is not the library's doing.
+    // t_call and t_wait are the critical rank's, the one that finished
+    // computing last; r_comm takes every rank's (UnhiddenMpiTime).
     std::size_t crit = 0;
     for (std::size_t r = 1; r < s.size(); ++r)
       if (s[r][2] > s[crit][2]) crit = r;
     const double tcall = s[crit][1] - s[crit][0];
     const double twait = s[crit][3] - s[crit][2];
-    const double tmpi = tcall + twait;
+    o.rank_compute.resize(std::max(o.rank_compute.size(), s.size()));
+    double first = std::numeric_limits<double>::infinity(), last = -first;
+    for (std::size_t r = 0; r < s.size(); ++r) {
+      o.rank_compute[r].push_back(s[r][2] - s[r][1]);
+      first = std::min(first, s[r][0]);
+      last = std::max(last, s[r][0]);
+    }
+    o.start_skew.push_back(last - first);
     o.measured.push_back(tm);
     o.call.push_back(tcall);
     o.compute.push_back(tcomp);
     o.wait.push_back(twait);
     o.r_over.push_back(OverheadRatio(tm, p.t_comp_ref, p.t_comm_ref));
-    o.r_comm.push_back(CommRatio(tmpi, 0.0, p.t_comm_ref));
+    const double unhidden = UnhiddenMpiTime(s);
+    o.r_comm.push_back(CommRatio(unhidden, 0.0, p.t_comm_ref));
     o.r_slow.push_back(CompSlowdownRatio(tcomp, p.t_comp_ref));
-    o.rows.push_back({tm, tcall, tcomp, twait});
+    o.rows.push_back({tm, tcall, tcomp, twait, unhidden});
     // Peers: OSU per rank (own overall, compute and pure times),
     // averaged; IMB from the rank with the largest overall time.
     double osu_sum = 0, ovrl = 0;
@@ -229,6 +269,13 @@ OverlapSeries OverlapOf(const GlobalSamples& samples, const PointResult& p) {
     o.imb.push_back(ImbOverlapPercent(p.t_comm_ref, p.t_comp_ref, ovrl));
   }
   return o;
+}
+
+std::vector<double> PerRankMedians(const std::vector<std::vector<double>>& per_rank) {
+  std::vector<double> out;
+  out.reserve(per_rank.size());
+  for (const auto& v : per_rank) out.push_back(Median(v));
+  return out;
 }
 
 void Invalidate(PointResult* p, const std::string& why) {
@@ -248,7 +295,12 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   const GlobalSamples comm_samples = ToGlobal(rec["comm_ref"], clocks);
   for (const auto& s : comm_samples) comm_ref.push_back(Span(s, 0, 3));
   PerRankTiming(comm_samples, p);
-  for (const auto& s : ToGlobal(rec["comp_ref"], clocks)) comp_ref.push_back(MaxDuration(s, 0, 3));
+  std::vector<std::vector<double>> rank_comp_ref;  // [rank][sample]
+  for (const auto& s : ToGlobal(rec["comp_ref"], clocks)) {
+    comp_ref.push_back(MaxDuration(s, 0, 3));
+    rank_comp_ref.resize(std::max(rank_comp_ref.size(), s.size()));
+    for (std::size_t r = 0; r < s.size(); ++r) rank_comp_ref[r].push_back(s[r][3] - s[r][0]);
+  }
   red->late_redone += rec["overlap"].value("late_redone", 0);
   if (comm_ref.size() < 3 || comp_ref.size() < 3) return Invalidate(p, "fewer than 3 reference samples");
 
@@ -265,13 +317,17 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   p->r_comp_slowdown = Summarize(o.r_slow);
   p->osu_overlap_pct = Summarize(o.osu);
   p->imb_overlap_pct = Summarize(o.imb);
+  p->comp_ref_spread = RelativeIqr(comp_ref);
+  p->start_skew = Median(o.start_skew);
+  p->imbalance = MeasureImbalance(PerRankMedians(rank_comp_ref), PerRankMedians(o.rank_compute), p->t_comm_ref,
+                                  p->t_comp_ref);
   red->samples.push_back({{"comm_target", p->comm_target},
                           {"comp_target", p->comp_target},
                           {"bytes_per_rank", rec["bytes"]},
                           {"matrix_n", rec["n"]},
                           {"t_comm_ref", comm_ref},
                           {"t_comp_ref", comp_ref},
-                          {"overlap_columns", {"t_measured", "t_call", "t_comp", "t_wait"}},
+                          {"overlap_columns", {"t_measured", "t_call", "t_comp", "t_wait", "t_mpi_unhidden"}},
                           {"overlap", o.rows}});
 }
 
@@ -283,6 +339,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   red.clock = ClockFitJson(run, clocks);
   red.barrier = BarrierSkewJson(run, clocks);
   red.conformance_error = ConformanceErrorOf(run);
+  const TimingQuality timing = TimingQualityOf(red.clock, red.barrier);
 
   const std::vector<double> comm_targets = run.context.value("comm_targets", std::vector<double>{});
   const std::vector<double> comp_targets = run.context.value("comp_targets", std::vector<double>{});
@@ -309,6 +366,10 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       else if (!calibration.comp_invalid[comp].empty()) Invalidate(&p, calibration.comp_invalid[comp]);
       else if (it == measured_points.end()) Invalidate(&p, "not measured (run ended before this point)");
       else MeasurePoint(*it->second, clocks, &p, &red);
+      if (p.valid) {
+        const std::string gate = GateFailure(p, timing);
+        if (!gate.empty()) Invalidate(&p, gate);
+      }
 
       const auto imp = impact.per_comp.find(comp);
       p.r_mpi_impact = imp != impact.per_comp.end() ? imp->second : Summarize({});
@@ -316,8 +377,9 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
         p.cpu_busy_nbc = c->second.first;
         p.cpu_busy_blocking = c->second.second;
       }
-      p.diagnosis = p.valid ? Diagnose(p.r_comm.median, p.r_comp_slowdown.median, p.r_mpi_impact.median)
-                            : Diagnosis::kInvalid;
+      p.diagnosis = !p.valid               ? Diagnosis::kInvalid
+                    : p.imbalance.flagged ? Diagnosis::kImbalance
+                                          : Diagnose(p.r_comm.median, p.r_comp_slowdown.median, p.r_mpi_impact.median);
       red.points.push_back(p);
     }
   }
