@@ -155,6 +155,14 @@ endforeach()
 set_property(TEST ${_impl}.mpi.reference-passive-impact PROPERTY LABELS
   "mpi;integration;${_impl};n2;nightly;reference")
 
+# Injected imbalance: one rank computes 1.7x as long (reference behaviour
+# slow-rank, the library's own progression); diagnosed rank-imbalance, never
+# overlap (docs/method.md, "Rank imbalance").
+nbcguard_mpi_test(imbalance TIMEOUT 300
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/imbalance
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/imbalance/slow-rank.yaml
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_imbalance.cmake)
+
 # nbcguard compare end to end on reference behaviours: background against
 # background is no regression; background against deferred regresses
 # r_overhead and r_comm at every point (and is refused without

@@ -25,6 +25,8 @@ enum class ReferenceBehaviour {
   kLateExit,       // background, but rank late_rank leaves the collective late_delay after the others
   kPassiveImpact,  // background, plus the computing thread losing a `share` of every period from MPI_Init
   kSleepingWait,   // background, but MPI_Wait sleeps until completion instead of polling (CPU left free)
+  kSlowRank,       // the library's own progression; rank late_rank's computing thread loses a `share`
+                   // of every period from MPI_Init: one rank computes slower (an injected imbalance)
 };
 
 const char* ToString(ReferenceBehaviour b);  // "none", "background", "deferred", ...
@@ -39,13 +41,13 @@ struct ReferenceSpec {
   // completion adds only a few percent.
   double latency = 20e-6;    // seconds
   double bandwidth = 50e6;   // bytes per second
-  int late_rank = -1;        // kLateRank, kLateExit: the late rank; -1 = the last rank
+  int late_rank = -1;        // kLateRank, kLateExit: the late rank; kSlowRank: the slow one; -1 = the last rank
   double late_delay = 1e-3;  // kLateRank, kLateExit: seconds that rank is late entering / leaving
   // At most kMaxShare: the computing thread must keep some of its time.
   static constexpr double kMaxShare = 0.9;
   double share =
-      0.5;  // kPassiveImpact: fraction of each period taken from the computing thread, (0, kMaxShare]
-  double period = 1e-3;  // kPassiveImpact: seconds between the starts of two losses
+      0.5;  // kPassiveImpact, kSlowRank: fraction of each period taken from the computing thread, (0, kMaxShare]
+  double period = 1e-3;  // kPassiveImpact, kSlowRank: seconds between the starts of two losses
 
   double Duration(std::uint64_t bytes) const { return latency + static_cast<double>(bytes) / bandwidth; }
   bool active() const { return behaviour != ReferenceBehaviour::kNone; }

@@ -46,6 +46,13 @@ struct GateBounds {
   // that, and the barrier's exit skew, each at most this share of the
   // point's shorter reference (the denominator of r_overhead).
   double timing_share = 0.05;
+  // The ranks' median start spread in the overlap samples, at most this
+  // share of the shorter reference. Wider than timing_share: where
+  // progress threads share the cores with the computation (the progress
+  // deployment on 2 cores) the scheduler delays a rank's start after the
+  // barrier by up to 14 % of the point (1.99 ms at 14.6 ms, MPICH, quiet
+  // pipeline run); a run disturbed by other processes reaches 10-33 %.
+  double start_share = 0.25;
   // Interquartile range of the computation reference over its median.
   double comp_spread = 1.0;
   // r_comp_slowdown below this: the computation ran more than twice as fast

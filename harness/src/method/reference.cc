@@ -23,6 +23,7 @@ constexpr Name kNames[] = {
     {ReferenceBehaviour::kLateExit, "late-exit"},
     {ReferenceBehaviour::kPassiveImpact, "passive-impact"},
     {ReferenceBehaviour::kSleepingWait, "sleeping-wait"},
+    {ReferenceBehaviour::kSlowRank, "slow-rank"},
 };
 
 // %.17g: the value read back is the value written.
@@ -66,11 +67,14 @@ std::string ReferenceSpec::Describe() const {
     s += ", rank " + (late_rank < 0 ? std::string("last") : std::to_string(late_rank)) +
          (behaviour == ReferenceBehaviour::kLateRank ? " enters" : " leaves") + " late by " +
          FormatDuration(late_delay);
-  if (behaviour == ReferenceBehaviour::kPassiveImpact) {
-    char sh[32];
-    std::snprintf(sh, sizeof sh, "%g%%", share * 100);
+  char sh[32];
+  std::snprintf(sh, sizeof sh, "%g%%", share * 100);
+  if (behaviour == ReferenceBehaviour::kPassiveImpact)
     s += std::string(", computing thread losing ") + sh + " of every " + FormatDuration(period);
-  }
+  if (behaviour == ReferenceBehaviour::kSlowRank)
+    return std::string(ToString(behaviour)) + " (the library's own progression; rank " +
+           (late_rank < 0 ? std::string("last") : std::to_string(late_rank)) + "'s computing thread losing " +
+           sh + " of every " + FormatDuration(period) + ")";
   return s + ")";
 }
 

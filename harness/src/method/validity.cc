@@ -97,8 +97,9 @@ std::string GateFailure(const PointResult& p, const TimingQuality& q, const Gate
   if (std::isfinite(q.barrier_skew) && q.barrier_skew > allowed)
     return "synchronized barrier exit skew " + FormatDuration(q.barrier_skew) + of_ref +
            ": the ranks did not start together";
-  if (std::isfinite(p.start_skew) && p.start_skew > allowed)
-    return "the ranks started the overlap runs " + FormatDuration(p.start_skew) + " apart (median)" + of_ref +
+  if (std::isfinite(p.start_skew) && p.start_skew > b.start_share * shorter)
+    return "the ranks started the overlap runs " + FormatDuration(p.start_skew) + " apart (median), over " +
+           Percent(b.start_share) + " of the shorter reference (" + FormatDuration(b.start_share * shorter) + ")" +
            ": a rank was descheduled after the synchronized barrier, or the clocks were disturbed";
   if (std::isfinite(p.comp_ref_spread) && p.comp_ref_spread > b.comp_spread)
     return "computation unstable: interquartile range of the computation reference " +

@@ -301,10 +301,14 @@ void Load() {
   s.loaded = true;
 }
 
+bool IsLateRank(MPI_Comm comm, const ReferenceSpec& spec);
+
 void AfterInit() {
   Load();
   State& s = S();
-  if (s.spec.behaviour == ReferenceBehaviour::kPassiveImpact) s.steal.Start(s.spec.share, s.spec.period);
+  if (s.spec.behaviour == ReferenceBehaviour::kPassiveImpact ||
+      (s.spec.behaviour == ReferenceBehaviour::kSlowRank && IsLateRank(MPI_COMM_WORLD, s.spec)))
+    s.steal.Start(s.spec.share, s.spec.period);
   if (s.spec.behaviour == ReferenceBehaviour::kCpuThief) s.thief.Install();
 }
 
@@ -323,9 +327,9 @@ void StopStealing() {
   // One short line per rank and job, appended: several jobs of a run share the file.
   if (std::FILE* f = std::fopen(log, "a")) {
     std::fprintf(f,
-                 "{\"behaviour\":\"passive-impact\",\"rank\":%d,\"share\":%.17g,\"period\":%.17g,"
+                 "{\"behaviour\":\"%s\",\"rank\":%d,\"share\":%.17g,\"period\":%.17g,"
                  "\"elapsed\":%.9f,\"taken\":%.9f,\"ticks\":%ld}\n",
-                 rank, s.spec.share, s.spec.period, elapsed, taken, ticks);
+                 ToString(s.spec.behaviour), rank, s.spec.share, s.spec.period, elapsed, taken, ticks);
     std::fclose(f);
   }
 }
@@ -363,7 +367,8 @@ bool IsLateRank(MPI_Comm comm, const ReferenceSpec& spec) {
 int Start(MPI_Comm comm, std::uint64_t bytes, std::function<int(MPI_Request*)> real, MPI_Request* request) {
   Load();
   State& s = S();
-  if (!s.spec.active()) return real(request);
+  // slow-rank leaves the collectives to the library: it only slows a rank's computing.
+  if (!s.spec.active() || s.spec.behaviour == ReferenceBehaviour::kSlowRank) return real(request);
   const ReferenceSpec& spec = s.spec;
   if (spec.behaviour == ReferenceBehaviour::kLateRank && IsLateRank(comm, spec))
     SpinUntil(Now() + spec.late_delay);

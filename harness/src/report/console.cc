@@ -137,7 +137,7 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
         out << "cpu overhead at " << FormatDuration(row.value("comm_target", 0.0)) << ": "
             << row[key].get<std::string>() << "\n";
   for (const PointResult& p : red.points) {
-    if (p.imbalance.flagged)
+    if (p.valid && p.imbalance.flagged)
       out << "rank imbalance at " << FormatDuration(p.comm_target) << " x " << FormatDuration(p.comp_target)
           << ": rank " << p.imbalance.slowest_rank << " computed " << Num(p.imbalance.ref_ratio, 2)
           << "x as long as rank " << p.imbalance.fastest_rank << " (slack " << Dur(p.imbalance.ref_slack)
