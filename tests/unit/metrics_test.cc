@@ -90,23 +90,34 @@ TEST(MetricsTest, NonFiniteNumeratorsGiveNaNNotInf) {
   EXPECT_TRUE(std::isnan(CompSlowdownRatio(1e300, 1e-300)));
 }
 
-// Peer figures: perfect overlap reads 100 %, serialization 0 %; OSU cannot
-// go below 0 % where r_overhead shows worse than serialized.
+// Peer figures on averaged times: perfect overlap reads 100 %, serialization
+// 0 %; OSU cannot go below 0 % where r_overhead shows worse than serialized.
 TEST(MetricsTest, OsuOverlapPercent) {
   EXPECT_DOUBLE_EQ(OsuOverlapPercent(1.0, 1.0, 1.0), 100.0);  // communication hidden
   EXPECT_DOUBLE_EQ(OsuOverlapPercent(2.0, 1.0, 1.0), 0.0);    // serialized
   EXPECT_DOUBLE_EQ(OsuOverlapPercent(1.5, 1.0, 1.0), 50.0);
-  EXPECT_DOUBLE_EQ(OsuOverlapPercent(3.0, 1.0, 1.0), 0.0);  // worse than serialized: floored
+  EXPECT_DOUBLE_EQ(OsuOverlapPercent(1.5, 1.0, 2.0), 75.0);  // t_pure divides
+  EXPECT_DOUBLE_EQ(OsuOverlapPercent(3.0, 1.0, 1.0), 0.0);   // worse than serialized: floored
   EXPECT_TRUE(std::isnan(OsuOverlapPercent(1.0, 1.0, 0.0)));
+  EXPECT_TRUE(std::isnan(OsuOverlapPercent(kNaN, 1.0, 1.0)));
 }
 
+// IMB-NBC divides by the larger of t_pure and t_CPU (IMB_display_times in
+// src_c/IMB_output.c; its non-NBC branch, IMB-EXT, takes the smaller).
 TEST(MetricsTest, ImbOverlapPercent) {
   EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 1.0), 100.0);
   EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 2.0), 0.0);
-  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 2.0, 2.5), 25.0);   // (1 + 2 - 2.5) / 2
+  // (1 + 2 - 2.5) / max(1, 2) = 25 %; min(1, 2) would give 50 %.
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 2.0, 2.5), 25.0);
+  // (3 + 1 - 3.5) / max(3, 1) = 16.7 %; the smaller would give 50 %.
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(3.0, 1.0, 3.5), 100.0 / 6);
   EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 0.5), 100.0);  // capped
   EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 1.0, 4.0), 0.0);
-  EXPECT_TRUE(std::isnan(ImbOverlapPercent(1.0, 0.0, 1.0)));
+  // No computation at all: IMB still divides by t_pure.
+  EXPECT_DOUBLE_EQ(ImbOverlapPercent(1.0, 0.0, 1.0), 0.0);
+  EXPECT_TRUE(std::isnan(ImbOverlapPercent(0.0, 0.0, 1.0)));
+  EXPECT_TRUE(std::isnan(ImbOverlapPercent(1.0, -1.0, 1.0)));
+  EXPECT_TRUE(std::isnan(ImbOverlapPercent(1.0, 1.0, kInf)));
 }
 
 }  // namespace

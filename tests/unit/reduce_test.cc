@@ -222,6 +222,23 @@ TEST(Reduce, RankThatTransferredWhileAnotherComputedCountsBeyondItsSlack) {
   EXPECT_NEAR(UnhiddenMpiTime(s), 1e-6 + 210e-6 - 78e-6, 1e-12);
 }
 
+// The peers' figures (peer_overlap.h) from the same samples. Per rank, means
+// over the samples: communication alone, t4 - t1: rank 0 2, rank 1 2.5.
+// Overlapped, t4 - t1: rank 0 (5 + 5.5 + 4.5) / 3 = 5, rank 1 (5 + 7 + 6) / 3
+// = 6; t3 - t2: rank 0 4, rank 1 (4 + 5 + 4) / 3 = 13/3.
+//   OSU: over ranks 5.5, 25/6 and 2.25: 100 - 100 (5.5 - 25/6) / 2.25 =
+//        100 - 100 (4/3) / (9/4) = 1100/27 (per sample and rank, clamped,
+//        then averaged, it would have been 47.5).
+//   IMB: rank 1 (largest t_ovrl 6): 100 (2.5 + 13/3 - 6) / max(2.5, 13/3)
+//        = 100 (5/6) / (13/3) = 250/13.
+TEST(Reduce, PeerFiguresFromTheSamePointsSamples) {
+  const Reduction red = Reduce(SyntheticRun(), SyntheticNoMpi());
+  EXPECT_NEAR(red.points[0].osu_overlap_pct, 1100.0 / 27, 1e-9);
+  EXPECT_NEAR(red.points[0].imb_overlap_pct, 250.0 / 13, 1e-9);
+  EXPECT_TRUE(std::isnan(red.points[1].osu_overlap_pct));  // invalid point: not computed
+  EXPECT_TRUE(std::isnan(red.points[1].imb_overlap_pct));
+}
+
 TEST(Reduce, PerRankTimingFindsTheLateExit) {
   // Communication references, relative to each sample's first start: rank 0
   // starts at 0, calls .25, ends at 2; rank 1 at .5, .25, 3. Rank 1's end
@@ -232,7 +249,6 @@ TEST(Reduce, PerRankTimingFindsTheLateExit) {
   EXPECT_DOUBLE_EQ(p.per_rank[1].start, 0.5);
   EXPECT_DOUBLE_EQ(p.per_rank[1].call, 0.25);
   EXPECT_DOUBLE_EQ(p.per_rank[1].end, 3.0);
-  EXPECT_DOUBLE_EQ(p.per_rank[0].own, 2.0);
   EXPECT_TRUE(p.late_ranks.empty());
   ASSERT_EQ(p.late_exits.size(), 1u);
   EXPECT_EQ(p.late_exits[0].first, 1);

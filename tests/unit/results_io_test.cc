@@ -55,7 +55,8 @@ TEST(ResultsIo, EveryFixtureReads) {
     EXPECT_TRUE(r.ok()) << r.error;
     if (r.ok()) {
       EXPECT_EQ(r.doc->path, f);
-      EXPECT_EQ(r.doc->schema_version, 1);  // written before the field existed: version 1
+      // Most were written before the field existed: version 1.
+      EXPECT_EQ(r.doc->schema_version, r.doc->json.value("schema_version", 1));
     }
   }
 }
@@ -120,6 +121,24 @@ TEST(ResultsIo, NestedSpreadField) {
   EXPECT_EQ(ValidateResults(j), "points[0].r_overhead.n: expected integer, got string");
 }
 
+// The peers' percentages: one number or null since version 2; version 1
+// files hold a spread, still read and still checked as one.
+TEST(ResultsIo, PeerPercentagesInBothVersions) {
+  json j = Minimal();
+  j["schema_version"] = 2;
+  j["points"][0]["osu_overlap_pct"] = 40.7;
+  j["points"][0]["imb_overlap_pct"] = nullptr;
+  EXPECT_EQ(ValidateResults(j), "");
+  j["schema_version"] = 1;
+  j["points"][0]["osu_overlap_pct"] = json::parse(R"({"median": 21.5, "ci_lo": 20, "ci_hi": 23, "n": 9})");
+  EXPECT_EQ(ValidateResults(j), "");
+  j["points"][0]["osu_overlap_pct"]["n"] = "nine";
+  EXPECT_EQ(ValidateResults(j), "points[0].osu_overlap_pct.n: expected integer, got string");
+  j["points"][0]["imb_overlap_pct"] = "47";
+  j["points"][0].erase("osu_overlap_pct");
+  EXPECT_EQ(ValidateResults(j), "points[0].imb_overlap_pct: expected number, null or object, got string");
+}
+
 TEST(ResultsIo, MissingRequiredField) {
   json j = Minimal();
   j["points"][0].erase("valid");
@@ -152,7 +171,9 @@ TEST(ResultsIo, SchemaVersion) {
   ASSERT_TRUE(ParseResults(j.dump(), "x").ok());
   EXPECT_EQ(ParseResults(j.dump(), "x").doc->schema_version, 1);
   j["schema_version"] = 2;
-  EXPECT_EQ(ValidateResults(j), "schema_version: version 2 is newer than this nbcguard reads (up to 1)");
+  EXPECT_EQ(ValidateResults(j), "");
+  j["schema_version"] = 3;
+  EXPECT_EQ(ValidateResults(j), "schema_version: version 3 is newer than this nbcguard reads (up to 2)");
   j["schema_version"] = "1";
   EXPECT_EQ(ValidateResults(j), "schema_version: expected integer, got string");
   j["schema_version"] = 0;

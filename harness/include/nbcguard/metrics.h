@@ -41,15 +41,17 @@ double CompSlowdownRatio(double t_comp, double t_comp_ref);
 // (4) (t_call + t_wait) / t_comm_ref.
 double CommRatio(double t_call, double t_wait, double t_comm_ref);
 
-// Peers' figures from the same samples (docs/method.md, "Metrics"), for
-// comparison only, never verdicts. Percentages in [0, 100]; NaN when a
-// denominator is not a positive finite time.
-// OSU micro-benchmarks: max(0, 100 - 100 (t_overall - t_compute) / t_pure)
-// for one rank (callers average over ranks). Floors at 0: a slowdown beyond
-// serialized and plain serialization both read 0 %.
+// Peers' figures (docs/method.md, "The peers' figures"), for comparison
+// only, never verdicts; peer_overlap.h feeds them the averaged times. NaN
+// when an input is not finite or a denominator is not positive.
+// OSU micro-benchmarks 7.x (print_stats_nbc in c/util/osu_util_mpi.c):
+// max(0, 100 - 100 (t_overall - t_compute) / t_pure), on times averaged
+// over iterations and ranks, so clamped once; t_compute excludes MPI_Test
+// time. No upper clamp: t_overall >= t_compute keeps it <= 100.
 double OsuOverlapPercent(double t_overall, double t_compute, double t_pure);
-// Intel MPI Benchmarks: 100 max(0, min(1, (t_pure + t_cpu - t_ovrl) /
-// max(t_pure, t_cpu))), t_ovrl from the rank with the largest one.
+// Intel MPI Benchmarks, IMB-NBC (IMB_display_times in src_c/IMB_output.c):
+// 100 max(0, min(1, (t_pure + t_cpu - t_ovrl) / max(t_pure, t_cpu))), the
+// three times of one rank, each averaged over iterations.
 double ImbOverlapPercent(double t_pure, double t_cpu, double t_ovrl);
 
 }  // namespace nbcguard

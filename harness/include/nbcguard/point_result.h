@@ -61,9 +61,13 @@ struct PointResult {
   // synchronized barrier's release really was (a validity gate).
   double start_skew = Imbalance::kNotMeasured;
 
-  // Peers' figures from the same overlap samples (percent; docs/method.md,
-  // "Metrics"), shown beside r_overhead, never used in verdicts.
-  Spread osu_overlap_pct, imb_overlap_pct;
+
+  // Peers' figures from the same samples (percent; peer_overlap.h,
+  // docs/method.md, "The peers' figures"): one figure per point, as the
+  // peers print it, from times averaged over the samples; NaN when not
+  // measured. Shown beside r_overhead, never used in verdicts.
+  double osu_overlap_pct = std::numeric_limits<double>::quiet_NaN();
+  double imb_overlap_pct = std::numeric_limits<double>::quiet_NaN();
   // Application-side progression (poll, thread-*): median MPI_Test calls
   // rank 0 made during one overlap run; negative when not measured.
   double progress_tests = -1;
@@ -74,7 +78,6 @@ struct PointResult {
   // collective late shows a long start call; a rank finishing late, a late end.
   struct RankTiming {
     double start = 0, call = 0, end = 0;
-    double own = 0;  // the rank's own end - start (OSU's t_pure)
   };
   std::vector<RankTiming> per_rank;
   // Ranks whose start call took clearly longer than the others' (late

@@ -23,7 +23,9 @@ namespace nbcguard {
 // The version written into "schema_version". A file without the field is
 // version 1 (every file written before the field existed); a file with a
 // larger version than this is refused rather than half understood.
-inline constexpr int kResultsSchemaVersion = 1;
+// Version 2: osu_overlap_pct and imb_overlap_pct are one number per point
+// (version 1: a spread over samples, of a per-sample formula).
+inline constexpr int kResultsSchemaVersion = 2;
 
 // Deeper nesting than this is refused while parsing: results.json is at
 // most 6 levels deep, and a document nested 100,000 levels must not exhaust

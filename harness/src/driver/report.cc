@@ -13,8 +13,15 @@ namespace nbcguard {
 
 using json = nlohmann::json;
 
+namespace {
+
+// A number for results.json: null when not finite.
+json NumberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+}  // namespace
+
 json SpreadJson(const Spread& s) {
-  auto f = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  const auto f = NumberOrNull;
   return {{"median", f(s.median)}, {"ci_lo", f(s.lo)}, {"ci_hi", f(s.hi)}, {"min", f(s.min)},
           {"max", f(s.max)},       {"mad", f(s.mad)},  {"n", s.n},         {"confidence", f(s.confidence)}};
 }
@@ -50,8 +57,8 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
                  {"r_overhead", SpreadJson(p.r_overhead)},
                  {"r_comm", SpreadJson(p.r_comm)},
                  {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)},
-                 {"osu_overlap_pct", SpreadJson(p.osu_overlap_pct)},
-                 {"imb_overlap_pct", SpreadJson(p.imb_overlap_pct)}});
+                 {"osu_overlap_pct", NumberOrNull(p.osu_overlap_pct)},
+                 {"imb_overlap_pct", NumberOrNull(p.imb_overlap_pct)}});
       if (p.progress_tests >= 0) jp["progress_tests"] = p.progress_tests;
       json ranks = json::array();
       for (std::size_t r = 0; r < p.per_rank.size(); ++r)

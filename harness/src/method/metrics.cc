@@ -83,7 +83,8 @@ double OsuOverlapPercent(double t_overall, double t_compute, double t_pure) {
 }
 
 double ImbOverlapPercent(double t_pure, double t_cpu, double t_ovrl) {
-  if (!UsableDenominator(t_pure) || !UsableDenominator(t_cpu) || !std::isfinite(t_ovrl)) return kNaN;
+  if (!std::isfinite(t_pure) || !std::isfinite(t_cpu) || !std::isfinite(t_ovrl)) return kNaN;
+  if (t_pure < 0 || t_cpu < 0 || !UsableDenominator(std::max(t_pure, t_cpu))) return kNaN;
   return 100.0 * std::clamp((t_pure + t_cpu - t_ovrl) / std::max(t_pure, t_cpu), 0.0, 1.0);
 }
 

@@ -10,6 +10,7 @@
 
 #include "nbcguard/diagnosis.h"
 #include "nbcguard/metrics.h"
+#include "nbcguard/peer_overlap.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/units.h"
@@ -95,7 +96,7 @@ std::vector<std::pair<int, double>> LateOnes(const std::vector<double>& values, 
 void PerRankTiming(const GlobalSamples& samples, PointResult* p) {
   if (samples.empty()) return;
   const std::size_t ranks = samples.front().size();
-  std::vector<std::vector<double>> start(ranks), call(ranks), end(ranks), own(ranks);
+  std::vector<std::vector<double>> start(ranks), call(ranks), end(ranks);
   for (const auto& s : samples) {
     if (s.size() != ranks) continue;
     double first = std::numeric_limits<double>::infinity();
@@ -104,13 +105,12 @@ void PerRankTiming(const GlobalSamples& samples, PointResult* p) {
       start[r].push_back(s[r][0] - first);
       call[r].push_back(s[r][1] - s[r][0]);
       end[r].push_back(s[r][3] - first);
-      own[r].push_back(s[r][3] - s[r][0]);
     }
   }
   double span = 0;
   std::vector<double> calls, ends;
   for (std::size_t r = 0; r < ranks; ++r) {
-    p->per_rank.push_back({Median(start[r]), Median(call[r]), Median(end[r]), Median(own[r])});
+    p->per_rank.push_back({Median(start[r]), Median(call[r]), Median(end[r])});
     span = std::max(span, p->per_rank.back().end);
     calls.push_back(p->per_rank.back().call);
     ends.push_back(p->per_rank.back().end);
@@ -216,10 +216,10 @@ MpiImpact MpiImpactOf(const RawRun& run, const NoMpiTimes& no_mpi, int ranks) {
 }
 
 // Per overlap sample (Algorithm 1 stamps: t1 start, t2 after the call, t3
-// after compute, t4 after wait): the times, the ratios against the point's
-// references, and the peers' overlap percentages.
+// after compute, t4 after wait): the times and the ratios against the
+// point's references.
 struct OverlapSeries {
-  std::vector<double> measured, call, compute, wait, r_over, r_comm, r_slow, osu, imb;
+  std::vector<double> measured, call, compute, wait, r_over, r_comm, r_slow;
   std::vector<std::vector<double>> rank_compute;  // [rank][sample]: each rank's computation time
   std::vector<double> start_skew;                 // per sample: latest - earliest rank's start
   json rows = json::array();  // [t_measured, t_call, t_comp, t_wait, t_mpi_unhidden] per sample
@@ -256,17 +256,6 @@ OverlapSeries OverlapOf(const GlobalSamples& samples, const PointResult& p) {
     o.r_comm.push_back(CommRatio(unhidden, 0.0, p.t_comm_ref));
     o.r_slow.push_back(CompSlowdownRatio(tcomp, p.t_comp_ref));
     o.rows.push_back({tm, tcall, tcomp, twait, unhidden});
-    // Peers: OSU per rank (own overall, compute and pure times),
-    // averaged; IMB from the rank with the largest overall time.
-    double osu_sum = 0, ovrl = 0;
-    for (std::size_t r = 0; r < s.size(); ++r) {
-      const double overall = s[r][3] - s[r][0];
-      osu_sum += OsuOverlapPercent(overall, s[r][2] - s[r][1],
-                                   r < p.per_rank.size() ? p.per_rank[r].own : kReduceNaN);
-      ovrl = std::max(ovrl, overall);
-    }
-    o.osu.push_back(osu_sum / static_cast<double>(s.size()));
-    o.imb.push_back(ImbOverlapPercent(p.t_comm_ref, p.t_comp_ref, ovrl));
   }
   return o;
 }
@@ -306,7 +295,8 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
 
   p->t_comm_ref = Median(comm_ref);
   p->t_comp_ref = Median(comp_ref);
-  const OverlapSeries o = OverlapOf(ToGlobal(rec["overlap"], clocks), *p);
+  const GlobalSamples overlap_samples = ToGlobal(rec["overlap"], clocks);
+  const OverlapSeries o = OverlapOf(overlap_samples, *p);
   if (o.measured.size() < 3) return Invalidate(p, "fewer than 3 samples survived the synchronized barrier");
   p->t_measured = Median(o.measured);
   p->t_call = Median(o.call);
@@ -315,8 +305,9 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   p->r_overhead = Summarize(o.r_over);
   p->r_comm = Summarize(o.r_comm);
   p->r_comp_slowdown = Summarize(o.r_slow);
-  p->osu_overlap_pct = Summarize(o.osu);
-  p->imb_overlap_pct = Summarize(o.imb);
+  const PeerOverlap peers = PeerOverlapOf(overlap_samples, comm_samples);
+  p->osu_overlap_pct = peers.osu_pct;
+  p->imb_overlap_pct = peers.imb_pct;
   p->comp_ref_spread = RelativeIqr(comp_ref);
   p->start_skew = Median(o.start_skew);
   p->imbalance = MeasureImbalance(PerRankMedians(rank_comp_ref), PerRankMedians(o.rank_compute), p->t_comm_ref,

@@ -115,13 +115,14 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
     }
     out << std::setw(10) << Dur(p.t_comm_ref) << std::setw(10) << Dur(p.t_comp_ref) << std::setw(10)
         << Dur(p.t_measured) << std::setw(20) << Cell(p.r_overhead) << std::setw(6)
-        << Num(p.osu_overlap_pct.median, 0) << std::setw(6) << Num(p.imb_overlap_pct.median, 0)
-        << std::setw(20) << Cell(p.r_comm) << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18)
-        << Cell(p.r_mpi_impact) << std::setw(18) << Cell(p.cpu_busy_nbc) << std::setw(18)
-        << Cell(p.cpu_busy_blocking) << ToString(p.diagnosis) << "\n";
+        << Num(p.osu_overlap_pct, 0) << std::setw(6) << Num(p.imb_overlap_pct, 0) << std::setw(20)
+        << Cell(p.r_comm) << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact)
+        << std::setw(18) << Cell(p.cpu_busy_nbc) << std::setw(18) << Cell(p.cpu_busy_blocking)
+        << ToString(p.diagnosis) << "\n";
   }
-  out << "OSU%, IMB%: the overlap percentages those benchmarks would report from the same samples "
-         "(100 = hidden, 0 = serialized or worse; for comparison, not verdicts)\n";
+  out << "OSU%, IMB%: the overlap percentages OSU micro-benchmarks 7.x and IMB-NBC would print from the same "
+         "samples (times averaged over the samples, then one clamp; 100 = hidden, 0 = serialized or worse; "
+         "for comparison, not verdicts)\n";
   std::string tests;
   for (const PointResult& p : red.points)
     if (p.valid && p.progress_tests >= 0)
