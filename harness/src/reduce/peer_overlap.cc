@@ -25,8 +25,8 @@ std::vector<double> MeanPerRank(const GlobalSamples& samples, int from, int to) 
     if (s.size() != ranks) continue;
     for (std::size_t r = 0; r < ranks; ++r) per_rank[r].push_back(s[r][to] - s[r][from]);
   }
-  std::vector<double> means;
-  for (const auto& v : per_rank) means.push_back(Mean(v));
+  std::vector<double> means(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) means[r] = Mean(per_rank[r]);
   return means;
 }
 
