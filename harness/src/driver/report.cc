@@ -18,6 +18,17 @@ json SpreadJson(const Spread& s) {
           {"max", f(s.max)},       {"mad", f(s.mad)},  {"n", s.n},         {"confidence", f(s.confidence)}};
 }
 
+namespace {
+
+// The collective alone at the point's calibrated size (docs/results-format.md).
+json SpeedJson(const CollectiveSpeed& s) {
+  return {{"bytes_per_rank", static_cast<std::uint64_t>(s.bytes_per_rank)},
+          {"time_s", SpreadJson(s.time)},
+          {"bandwidth_bytes_per_s", SpreadJson(s.bandwidth)}};
+}
+
+}  // namespace
+
 json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, const Verdict& v) {
   json points = json::array();
   for (const PointResult& p : red.points) {
@@ -35,6 +46,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
                  {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)},
                  {"osu_overlap_pct", SpreadJson(p.osu_overlap_pct)},
                  {"imb_overlap_pct", SpreadJson(p.imb_overlap_pct)}});
+      if (p.speed.Measured()) jp["collective_speed"] = SpeedJson(p.speed);
       if (p.progress_tests >= 0) jp["progress_tests"] = p.progress_tests;
       json ranks = json::array();
       for (std::size_t r = 0; r < p.per_rank.size(); ++r)

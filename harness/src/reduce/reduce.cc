@@ -231,6 +231,13 @@ OverlapSeries OverlapOf(const GlobalSamples& samples, const PointResult& p) {
   return o;
 }
 
+// The collective's own speed from the point's communication-alone times and
+// its "bytes" (per rank; absent in a record: time alone).
+void MeasureSpeed(const json& rec, const std::vector<double>& comm_ref, PointResult* p) {
+  const auto bytes = rec.find("bytes");
+  p->speed = SpeedOf(bytes != rec.end() && bytes->is_number() ? bytes->get<double>() : 0, comm_ref);
+}
+
 void Invalidate(PointResult* p, const std::string& why) {
   p->valid = false;
   p->invalid_reason = why;
@@ -253,6 +260,7 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   if (comm_ref.size() < 3 || comp_ref.size() < 3) return Invalidate(p, "fewer than 3 reference samples");
 
   p->t_comm_ref = Median(comm_ref);
+  MeasureSpeed(rec, comm_ref, p);
   p->t_comp_ref = Median(comp_ref);
   const OverlapSeries o = OverlapOf(ToGlobal(rec["overlap"], clocks), *p);
   if (o.measured.size() < 3) return Invalidate(p, "fewer than 3 samples survived the synchronized barrier");
