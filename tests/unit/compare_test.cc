@@ -445,6 +445,21 @@ TEST(CompareTest, ANoisyBaselineRatioIsListedWithBothRunsValues) {
   EXPECT_EQ(c.checks, 2 * 3 + 2 - 1);  // every other ratio still compared
 }
 
+TEST(CompareTest, ASpeedTheBaselineCannotResolveIsListedWithBothTimes) {
+  TestResults b = Run1("a");
+  std::vector<double> times(7, 0.1e-3);
+  times.resize(15, 2e-3);
+  b.points[0].speed = SpeedFromTimes(1e6, times);
+  const Comparison c = Compare({b}, {Run1("a")}, {});
+  ASSERT_EQ(c.unmatched.size(), 1u);
+  EXPECT_TRUE(
+      Has(c, "mpich.a.n2.basic", "1ms x 2ms collective speed",
+          "speed not compared: baseline too noisy to resolve a factor 3.00: its time alone 2ms [100us, 2ms] "
+          "(new run: 1ms [994us, 1.01ms])"))
+      << c.unmatched[0].reason;
+  EXPECT_EQ(c.speed_checks, 1);
+}
+
 TEST(CompareTest, TwoResultsForOneTestAreAmbiguous) {
   const Comparison c = Compare({Run1("a"), Run1("a")}, {Run1("a")}, {});
   EXPECT_TRUE(Has(c, "mpich.a.n2.basic", "", "not comparable: 2 results for this test in the baseline"));

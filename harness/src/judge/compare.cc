@@ -195,6 +195,11 @@ void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const 
   else out->within_noise.push_back(c);
 }
 
+// "2ms [100us, 2ms]": a time's median and interval.
+std::string TimeText(const Spread& s) {
+  return FormatDuration(s.median) + " [" + FormatDuration(s.lo) + ", " + FormatDuration(s.hi) + "]";
+}
+
 // The collective's own speed at one matched, valid point.
 void CompareSpeed(const TestKey& key, const PointSamples& b, const PointSamples& n, const CompareOptions& o,
                   Comparison* out) {
@@ -214,9 +219,9 @@ void CompareSpeed(const TestKey& key, const PointSamples& b, const PointSamples&
   if (d.baseline_unresolved) {
     out->unmatched.push_back({key.Name(), where,
                               "speed not compared: baseline too noisy to resolve a factor " +
-                                  plot::FormatRatio(1 + o.tolerance_speed) + ": its time per call " +
-                                  SpreadText(b.speed.summary.time) +
-                                  " s (new run: " + SpreadText(n.speed.summary.time) + " s)"});
+                                  plot::FormatRatio(1 + o.tolerance_speed) + ": its time alone " +
+                                  TimeText(b.speed.summary.time) +
+                                  " (new run: " + TimeText(n.speed.summary.time) + ")"});
     return;
   }
   ++out->speed_checks;
@@ -446,6 +451,7 @@ SpeedSamples SpeedFromTimes(double bytes_per_rank, const std::vector<double>& se
   }
   s.summary = SpeedOf(bytes_per_rank, seconds);
   std::vector<double> cost;
+  cost.reserve(seconds.size());
   for (double t : seconds) cost.push_back(bytes_per_rank > 0 ? t / bytes_per_rank : t);
   s.cost = FromValues(cost);
   if (!s.cost.missing.empty()) s.missing = "no finite communication-alone times";
