@@ -3,7 +3,10 @@
 // their targets, and a ratio regresses only when it got worse by more than a
 // tolerance AND both runs' per-repetition samples say so beyond noise (a
 // one-sided Mann-Whitney rank-sum test on the samples shifted by the
-// tolerance). Anything that cannot be compared is listed, never compared
+// tolerance). The collective's own speed alone (bytes per rank / time of
+// the communication-reference samples) is decided the same way, so a
+// collective that got slower is a regression even when its ratios did not
+// move. Anything that cannot be compared is listed, never compared
 // silently. Pure: parsed JSON in, values out; no files, no MPI.
 #pragma once
 
