@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -144,7 +145,7 @@ json SpreadBrief(const Spread& s) {
 }
 
 json SpeedBrief(const CollectiveSpeed& s) {
-  return {{"bytes_per_rank", s.bytes_per_rank},
+  return {{"bytes_per_rank", static_cast<std::uint64_t>(s.bytes_per_rank)},
           {"time_s", SpreadBrief(s.time)},
           {"bandwidth_bytes_per_s", SpreadBrief(s.bandwidth)}};
 }
