@@ -6,7 +6,13 @@
 #     is a different test), exit 0 and said so;
 #   the same with --ignore-reference (for testing the comparison only): a
 #     regression in r_overhead and r_comm at every grid point, exit 1.
-# Arguments: DRIVER, CONFIG, OUT, CASE, IMPL, CHECKER (nbcguard-reference-check).
+# And the collective's own speed: the case once more as CASE_SLOW, whose
+# modelled bandwidth is 10MB/s instead of 50MB/s (the same 2ms target filled
+# by 5 times fewer bytes, ratios unchanged):
+#   background vs background: 2 speed checks, no collective slower;
+#   background vs slow (--ignore-reference: the reference's parameters
+#     differ): "collective slower" at every grid point, exit 1.
+# Arguments: DRIVER, CONFIG, OUT, CASE, CASE_SLOW, IMPL, CHECKER (nbcguard-reference-check).
 set(points "2ms x 3ms" "2ms x 4ms")  # the case's grid, as compare names it
 set(test "${IMPL}.ref-compare.n2.basic")
 
@@ -15,12 +21,17 @@ set(test "${IMPL}.ref-compare.n2.basic")
 file(REMOVE_RECURSE "${OUT}")
 foreach(run "base:background:none yet:baseline: no baseline for this test"
             "same:background:base:summary: no regression: 0 regression"
-            "deferred:deferred:base:not comparable: reference behaviour changed")
+            "deferred:deferred:base:not comparable: reference behaviour changed"
+            "slow:background:base:not comparable: reference behaviour changed")
   string(REPLACE ":" ";" run "${run}")
   list(GET run 0 name)
   list(GET run 1 behaviour)
   list(GET run 2 baseline)
   list(GET run 3 expected)
+  set(case_file "${CASE}")
+  if(name STREQUAL "slow")
+    set(case_file "${CASE_SLOW}")
+  endif()
   # A run that does not deliver its behaviour's known answer (checked by
   # nbcguard-reference-check; a burst of load on a shared 2-core machine
   # does that) would make the comparison below test nothing: measure it
@@ -30,7 +41,7 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
   # and r_overhead intervals down to -1.24.)
   set(attempts 5)
   foreach(attempt RANGE 1 ${attempts})
-    execute_process(COMMAND "${DRIVER}" run "${CASE}" --reference ${behaviour} --config "${CONFIG}"
+    execute_process(COMMAND "${DRIVER}" run "${case_file}" --reference ${behaviour} --config "${CONFIG}"
                             --out "${OUT}/${name}" --baseline "${OUT}/${baseline}"
                     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     message("---- ${name}: nbcguard run --reference ${behaviour} --baseline ${OUT}/${baseline} (exit ${rc})\n${out}")
@@ -90,8 +101,11 @@ compare(0 "background vs background" "${OUT}/base" "${OUT}/same")
 if(out MATCHES "REGRESSION ")
   message(FATAL_ERROR "background vs background: a regression was reported")
 endif()
-if(NOT out MATCHES "compared 1 test\\(s\\), 2 grid point\\(s\\)")
-  message(FATAL_ERROR "background vs background: not every grid point was compared")
+if(NOT out MATCHES "compared 1 test\\(s\\), 2 grid point\\(s\\), [0-9]+ ratio check\\(s\\), 2 speed check\\(s\\)")
+  message(FATAL_ERROR "background vs background: not every grid point was compared (ratios and speed)")
+endif()
+if(out MATCHES "collective slower")
+  message(FATAL_ERROR "background vs background: the collective was reported slower")
 endif()
 
 compare(0 "background vs deferred" "${OUT}/base" "${OUT}/deferred")
@@ -107,4 +121,29 @@ foreach(point IN LISTS points)
     endif()
   endforeach()
 endforeach()
+# The modelled bandwidth 50MB/s -> 10MB/s: the ratios are background's in
+# both runs; the collective's speed is 5 times lower at every point,
+# beyond the default tolerance (a factor 3).
+compare(1 "background vs slow, --ignore-reference" "${OUT}/base" "${OUT}/slow" --ignore-reference
+        --json "${OUT}/slow.json")
+foreach(point IN LISTS points)
+  if(NOT out MATCHES "REGRESSION collective slower: ${test} ${point}: [0-9.]+kB in [0-9.]+[mu]s \\([0-9.]+MB/s\\) -> [0-9.]+kB in [0-9.]+[mu]s \\([0-9.]+MB/s\\), -[0-9]+ %")
+    message(FATAL_ERROR "background vs slow: no collective-slower regression at ${point}")
+  endif()
+endforeach()
+# compare's JSON lists them too, with the change in speed (5 times slower: -80 %).
+file(READ "${OUT}/slow.json" slow_json)
+string(JSON count LENGTH "${slow_json}" regressions)
+set(speed_regressions 0)
+math(EXPR last "${count} - 1")
+foreach(i RANGE ${last})
+  string(JSON ratio GET "${slow_json}" regressions ${i} ratio)
+  string(JSON speed_change GET "${slow_json}" regressions ${i} difference)
+  if(ratio STREQUAL "collective_speed" AND speed_change LESS -0.5)
+    math(EXPR speed_regressions "${speed_regressions} + 1")
+  endif()
+endforeach()
+if(NOT speed_regressions EQUAL 2)
+  message(FATAL_ERROR "background vs slow: compare's JSON lists ${speed_regressions} speed regression(s), not 2")
+endif()
 message("compare end to end: OK")

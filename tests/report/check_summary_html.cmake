@@ -43,6 +43,13 @@ endif()
 if(NOT page MATCHES "<th>cpu_busy_nbc</th><th>cpu_busy_blocking</th>" OR NOT page MATCHES ">1.95 <span class=\"muted\">\\[1.90, 1.99\\]")
   message(FATAL_ERROR "the CPU-busy fractions are not in the points table")
 endif()
+# The collective alone per point (the synthetic grid's 32ms row has it) and
+# in the overview, at the largest communication target.
+if(NOT page MATCHES "<th>collective alone</th><th>diagnosis</th>"
+   OR NOT page MATCHES ">102MB in 32ms: 3.20GB/s <span class=\"muted\">\\[3.06GB/s, 3.30GB/s\\]"
+   OR NOT page MATCHES "<td class=\"num\">102MB in 32ms: 3.20GB/s</td>")
+  message(FATAL_ERROR "the collective's speed is not in the points table and the overview")
+endif()
 
 if(NOT CHROMIUM OR NOT EXISTS "${CHROMIUM}")
   message("SKIP: chromium was not found when CTest was configured ('${CHROMIUM}'; tools/install-deps.sh "

@@ -25,6 +25,9 @@ expect("${text}" "r_mpi_impact: a rank started its computation with MPI idle lat
 # The largest CPU-busy fractions (synthetic fixture); "-" for results
 # written before they were measured.
 expect("${text}" "1.95 / 1.94")
+# The collective alone at the largest communication target (synthetic
+# fixture: 32ms); "-" for results written before it was measured.
+expect("${text}" "1.95 / 1.94                  102MB in 32ms: 3.20GB/s          FAIL")
 
 execute_process(COMMAND "${DRIVER}" summary "${OUT}/results" --format markdown --output "${OUT}/summary.md"
                 RESULT_VARIABLE rc)
@@ -33,9 +36,10 @@ if(NOT rc EQUAL 0)
 endif()
 file(READ "${OUT}/summary.md" md)
 message("${md}")
-expect("${md}" "| case | ranks | deployment | library | points | worst r_overhead | max r_mpi_impact | max cpu_busy nbc / blocking | verdict | first failure |")
+expect("${md}" "| case | ranks | deployment | library | points | worst r_overhead | max r_mpi_impact | max cpu_busy nbc / blocking | collective alone (largest comm) | verdict | first failure |")
+expect("${md}" "| 1.95 / 1.94 | 102MB in 32ms: 3.20GB/s | **FAIL** |")
 expect("${md}" "| 1.95 / 1.94 |")
-expect("${md}" "| - | **FAIL** |")
+expect("${md}" "| - | - | **FAIL** |")
 expect("${md}" "| --- | ---: |")
 expect("${md}" "**FAIL**")
 expect("${md}" "### Failures")
@@ -56,6 +60,10 @@ expect("${om}" "# TYPE nbcguard_openmpi_verdict_pass gauge\n")
 expect("${om}" "nbcguard_mpich_r_overhead_worst{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\"} 2.35\n")
 # CPU-busy fractions once per communication row (comm label only).
 expect("${om}" "nbcguard_mpich_cpu_busy_nbc{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\",comm=\"32ms\"} 1.95\n")
+# The collective alone per point, with the point's labels.
+expect("${om}" "# TYPE nbcguard_mpich_collective_bandwidth_bytes_per_second gauge\n")
+expect("${om}" "nbcguard_mpich_collective_bandwidth_bytes_per_second{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\",comm=\"32ms\",comp=\"500us\"} 3.2e+09\n")
+expect("${om}" "nbcguard_mpich_collective_time_seconds{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\",comm=\"32ms\",comp=\"8ms\"} 0.032\n")
 if(NOT om MATCHES "# EOF\n$")
   message(FATAL_ERROR "the metrics report does not end with # EOF")
 endif()

@@ -200,6 +200,68 @@ TEST(BaselineResolvesTest, IntervalAtMostTwiceTheTolerance) {
   EXPECT_FALSE(BaselineResolves(Metric::kOverhead, s, 0.25));
 }
 
+// ------------------------------------------- the collective's speed --
+
+// A point's collective alone: `bytes` per rank, times spread 2 % around `seconds`.
+SpeedSamples Speed(double bytes, double seconds, double spread = 0.02, int n = 15) {
+  return SpeedFromTimes(bytes, Spreadout(seconds, spread * seconds, n));
+}
+
+TEST(DecideSpeedTest, SlowerBeyondToleranceIsARegressionAcrossCalibratedSizes) {
+  // The same 500 us target filled by 1.61 MB, then by 0.47 MB: the
+  // collective got 3.4 times slower, which the sizes show and the times do not.
+  const RatioDecision d = DecideSpeed(Speed(1.61e6, 0.5e-3), Speed(0.47e6, 0.5e-3), {});
+  EXPECT_TRUE(d.regression);
+  EXPECT_FALSE(d.improvement);
+  EXPECT_NEAR(d.difference, 0.47 / 1.61 - 1, 1e-9);  // -71 %
+  EXPECT_LT(d.p_worse, 1e-4);
+}
+
+TEST(DecideSpeedTest, FasterIsAnImprovement) {
+  const RatioDecision d = DecideSpeed(Speed(0.47e6, 0.5e-3), Speed(1.61e6, 0.5e-3), {});
+  EXPECT_FALSE(d.regression);
+  EXPECT_TRUE(d.improvement);
+  EXPECT_NEAR(d.difference, 1.61 / 0.47 - 1, 1e-9);
+}
+
+TEST(DecideSpeedTest, SlowerWithinTheToleranceIsNothingEvenWhenSignificant) {
+  // 1.5 times the time for the same bytes: 33 % slower, clear in the samples,
+  // within the default factor 3; past a factor 1.25.
+  const SpeedSamples base = Speed(1e6, 1e-3), now = Speed(1e6, 1.5e-3);
+  const RatioDecision d = DecideSpeed(base, now, {});
+  EXPECT_FALSE(d.regression || d.improvement || d.worse_beyond_tolerance);
+  EXPECT_NEAR(d.difference, 1 / 1.5 - 1, 1e-9);
+  CompareOptions tight;
+  tight.tolerance_speed = 0.25;
+  EXPECT_TRUE(DecideSpeed(base, now, tight).regression);
+  EXPECT_FALSE(DecideSpeed(base, Speed(1e6, 1.2e-3), tight).regression);
+}
+
+TEST(DecideSpeedTest, ANoisyBaselineDecidesNothing) {
+  // Baseline times 0.1 ms in 7 samples, 2 ms in 8: its median's interval
+  // spans both, a factor 20, above (1 + 2)^2.
+  std::vector<double> times(7, 0.1e-3);
+  times.resize(15, 2e-3);
+  const RatioDecision d = DecideSpeed(SpeedFromTimes(1e6, times), Speed(1e5, 1e-3), {});
+  EXPECT_TRUE(d.baseline_unresolved);
+  EXPECT_FALSE(d.regression);
+}
+
+TEST(DecideSpeedTest, ACollectiveWithoutDataComparesItsTime) {
+  const SpeedSamples base = Speed(0, 1e-3), now = Speed(0, 4e-3);
+  EXPECT_EQ(base.summary.bandwidth.n, 0);
+  const RatioDecision d = DecideSpeed(base, now, {});
+  EXPECT_TRUE(d.regression);
+  EXPECT_NEAR(d.difference, 1.0 / 4 - 1, 1e-9);
+}
+
+TEST(DecideSpeedTest, UnknownBytesAreMissingNotZero) {
+  EXPECT_EQ(SpeedFromTimes(NAN, {1e-3, 2e-3, 3e-3}).missing, "no bytes_per_rank in its samples");
+  EXPECT_EQ(SpeedFromTimes(64, {}).missing, "no finite communication-alone times");
+  EXPECT_TRUE(SpeedFromTimes(0, {1e-3, 2e-3, 3e-3}).missing.empty());
+  EXPECT_FALSE(SpeedSamples{}.missing.empty());
+}
+
 // ------------------------------------------------------- whole runs --
 
 PointSamples Point(double comm, double comp, double overhead_center) {
@@ -211,6 +273,7 @@ PointSamples Point(double comm, double comp, double overhead_center) {
   p.ratios[Metric::kOverhead] = R(Spreadout(overhead_center, 0.1));
   p.ratios[Metric::kComm] = R(Spreadout(0.1, 0.1));
   p.ratios[Metric::kCompSlowdown] = R(Spreadout(1.0, 0.05));
+  p.speed = Speed(1e6, comm);
   return p;
 }
 
@@ -250,6 +313,46 @@ TEST(CompareTest, IdenticalRunsHaveNothingToReport) {
   EXPECT_EQ(c.tests, 2);
   EXPECT_EQ(c.points, 4);
   EXPECT_EQ(c.checks, 4 * 3 + 2 * 2);  // 3 ratios per point, r_mpi_impact per computation row
+  EXPECT_EQ(c.speed_checks, 4);        // and the collective's speed per point
+}
+
+TEST(CompareTest, ASlowerCollectiveIsARegressionWithBothSizesAndTimes) {
+  TestResults now = Run1("a");
+  now.points[0].speed = Speed(0.29e6, 1e-3);  // 1 MB -> 0.29 MB in the same 1 ms
+  const Comparison c = Compare({Run1("a")}, {now}, {});
+  ASSERT_EQ(c.regressions.size(), 1u);
+  const Change& r = c.regressions[0];
+  EXPECT_TRUE(r.speed);
+  EXPECT_EQ(PointName(r.comm_target, r.comp_target), "1ms x 2ms");
+  EXPECT_EQ(r.base_speed.bytes_per_rank, 1e6);
+  EXPECT_EQ(r.now_speed.bytes_per_rank, 0.29e6);
+  EXPECT_DOUBLE_EQ(r.now_speed.time.median, 1e-3);
+  EXPECT_NEAR(r.base.median, 1e9, 1);  // the bandwidths
+  EXPECT_NEAR(r.now.median, 0.29e9, 1);
+  EXPECT_NEAR(r.difference, -0.71, 1e-9);
+  EXPECT_EQ(r.tolerance, 2.0);
+  EXPECT_TRUE(c.improvements.empty());
+  // The ratios did not move: nothing else is reported.
+  EXPECT_TRUE(c.within_noise.empty());
+  // The other way round, faster: an improvement.
+  const Comparison back = Compare({now}, {Run1("a")}, {});
+  EXPECT_TRUE(back.regressions.empty());
+  ASSERT_EQ(back.improvements.size(), 1u);
+  EXPECT_TRUE(back.improvements[0].speed);
+}
+
+TEST(CompareTest, ResultsWithoutTheSpeedSayItOnceAndCompareTheRatios) {
+  TestResults old = Run1("a");
+  for (PointSamples& p : old.points) p.speed = SpeedFromTimes(NAN, {1e-3, 1e-3, 1e-3});
+  for (const Comparison& c : {Compare({old}, {Run1("a")}, {}), Compare({Run1("a")}, {old}, {})}) {
+    ASSERT_EQ(c.unmatched.size(), 1u);
+    EXPECT_EQ(c.unmatched[0].where, "collective speed");
+    EXPECT_NE(c.unmatched[0].reason.find("speed not compared: "), std::string::npos);
+    EXPECT_NE(c.unmatched[0].reason.find("no bytes_per_rank"), std::string::npos);
+    EXPECT_EQ(c.speed_checks, 0);
+    EXPECT_EQ(c.checks, 2 * 3 + 2);
+    EXPECT_TRUE(c.regressions.empty());
+  }
 }
 
 TEST(CompareTest, RegressionsNameTestPointRatioAndDiagnosis) {
@@ -342,6 +445,21 @@ TEST(CompareTest, ANoisyBaselineRatioIsListedWithBothRunsValues) {
   EXPECT_EQ(c.checks, 2 * 3 + 2 - 1);  // every other ratio still compared
 }
 
+TEST(CompareTest, ASpeedTheBaselineCannotResolveIsListedWithBothTimes) {
+  TestResults b = Run1("a");
+  std::vector<double> times(7, 0.1e-3);
+  times.resize(15, 2e-3);
+  b.points[0].speed = SpeedFromTimes(1e6, times);
+  const Comparison c = Compare({b}, {Run1("a")}, {});
+  ASSERT_EQ(c.unmatched.size(), 1u);
+  EXPECT_TRUE(
+      Has(c, "mpich.a.n2.basic", "1ms x 2ms collective speed",
+          "speed not compared: baseline too noisy to resolve a factor 3.00: its time alone 2ms [100us, 2ms] "
+          "(new run: 1ms [994us, 1.01ms])"))
+      << c.unmatched[0].reason;
+  EXPECT_EQ(c.speed_checks, 1);
+}
+
 TEST(CompareTest, TwoResultsForOneTestAreAmbiguous) {
   const Comparison c = Compare({Run1("a"), Run1("a")}, {Run1("a")}, {});
   EXPECT_TRUE(Has(c, "mpich.a.n2.basic", "", "not comparable: 2 results for this test in the baseline"));
@@ -389,7 +507,31 @@ TEST(ParseTestResultsTest, RecomputedRatiosAreThoseTheRunReported) {
     for (const json& row : j["mpi_impact"])
       EXPECT_DOUBLE_EQ(t->mpi_impact.at(row["comp_target"].get<double>()).summary.median,
                        row["r_mpi_impact"].get<double>());
+    // The collective's speed from the same samples: t_comm_ref is its median time.
+    for (std::size_t i = 0; i < t->points.size(); ++i) {
+      const SpeedSamples& sp = t->points[i].speed;
+      EXPECT_TRUE(sp.missing.empty()) << sp.missing;
+      EXPECT_DOUBLE_EQ(sp.summary.time.median, j["points"][i]["t_comm_ref"].get<double>());
+      EXPECT_EQ(sp.summary.bytes_per_rank, j["samples"][i]["bytes_per_rank"].get<double>());
+      EXPECT_DOUBLE_EQ(sp.summary.bandwidth.median,
+                       Median(BandwidthPerSample(sp.summary.bytes_per_rank,
+                                                 j["samples"][i]["t_comm_ref"].get<std::vector<double>>())));
+    }
   }
+}
+
+TEST(ParseTestResultsTest, ResultsWithoutBytesPerRankAreReadAndTheirSpeedNotCompared) {
+  const char* file = "baseline/ibcast/n2/basic/results.json";
+  json old = Load(file);
+  for (json& s : old["samples"]) s.erase("bytes_per_rank");
+  std::string error;
+  const std::optional<TestResults> b = ParseTestResults(old, file, &error);
+  ASSERT_TRUE(b) << error;
+  const Comparison c = Compare({*b}, {*ParseTestResults(Load(file), file, nullptr)}, {});
+  EXPECT_TRUE(Has(c, "openmpi.ibcast.n2.basic", "collective speed",
+                  "speed not compared: baseline has no bytes_per_rank in its samples"));
+  EXPECT_EQ(c.speed_checks, 0);
+  EXPECT_GT(c.checks, 0);
 }
 
 TEST(ParseTestResultsTest, OtherDocumentsAreRefusedWithTheReason) {
@@ -427,6 +569,7 @@ TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryResolv
   EXPECT_TRUE(same.regressions.empty() && same.improvements.empty());
   EXPECT_TRUE(Has(same, "openmpi.ireduce.n2.basic", "* x 4ms r_mpi_impact", "baseline too noisy"));
   EXPECT_EQ(same.unmatched.size(), 3u);
+  EXPECT_EQ(same.speed_checks, 6);  // every valid point of both tests
 }
 
 }  // namespace

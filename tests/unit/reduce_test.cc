@@ -239,6 +239,29 @@ TEST(Reduce, PeerFiguresFromTheSamePointsSamples) {
   EXPECT_TRUE(std::isnan(red.points[1].imb_overlap_pct));
 }
 
+// The collective alone: each communication-reference sample's span (first
+// start to last end) against the point record's bytes per rank. Spans 2, 3
+// and 6 s for 64 bytes: bandwidths 32, 64/3 and 64/6 B/s; 3 samples give
+// [min, max] as the interval.
+TEST(Reduce, CollectiveSpeedIsBytesPerRankOverEachCommunicationAloneSpan) {
+  RawRun run = SyntheticRun();
+  for (json& rec : run.records)
+    if (rec["type"] == record::kPoint && rec["comp_target"] == 2e-3)
+      rec["comm_ref"] = SampleSet({{{0, .25, .25, 2}, {.5, .75, .75, 1}},
+                                   {{0, .25, .25, 2}, {.5, .75, .75, 3}},
+                                   {{1, 1.25, 1.25, 2}, {.5, .75, .75, 6.5}}});
+  // The longer references make the synthetic overlap's 1 s start spread
+  // fail the start gate; the speed, a figure of the references alone, is
+  // still measured and kept as evidence.
+  const PointResult p = Reduce(run, SyntheticNoMpi()).points[0];
+  EXPECT_EQ(p.speed.bytes_per_rank, 64);
+  ExpectSpread(p.speed.time, 3, 2, 6, 3);
+  EXPECT_DOUBLE_EQ(p.t_comm_ref, p.speed.time.median);
+  ExpectSpread(p.speed.bandwidth, 64.0 / 3, 64.0 / 6, 32, 3);
+  // Invalid points have none.
+  EXPECT_FALSE(Reduce(run, SyntheticNoMpi()).points[3].speed.Measured());
+}
+
 TEST(Reduce, PerRankTimingFindsTheLateExit) {
   // Communication references, relative to each sample's first start: rank 0
   // starts at 0, calls .25, ends at 2; rank 1 at .5, .25, 3. Rank 1's end

@@ -200,5 +200,13 @@ TEST(FormatBandwidth, DecimalUnitsThreeDigits) {
   EXPECT_EQ(FormatBandwidth(std::numeric_limits<double>::quiet_NaN()), "-");
 }
 
+TEST(FormatDecimalBytes, DecimalUnitsThreeDigits) {
+  EXPECT_EQ(FormatDecimalBytes(1.61e6), "1.61MB");
+  EXPECT_EQ(FormatDecimalBytes(470312), "470kB");
+  EXPECT_EQ(FormatDecimalBytes(999.96e6), "1.00GB");
+  EXPECT_EQ(FormatDecimalBytes(800), "800B");
+  EXPECT_EQ(FormatDecimalBytes(-1), "-");
+}
+
 }  // namespace
 }  // namespace nbcguard

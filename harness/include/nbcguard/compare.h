@@ -3,7 +3,10 @@
 // their targets, and a ratio regresses only when it got worse by more than a
 // tolerance AND both runs' per-repetition samples say so beyond noise (a
 // one-sided Mann-Whitney rank-sum test on the samples shifted by the
-// tolerance). Anything that cannot be compared is listed, never compared
+// tolerance). The collective's own speed alone (bytes per rank / time of
+// the communication-reference samples) is decided the same way, so a
+// collective that got slower is a regression even when its ratios did not
+// move. Anything that cannot be compared is listed, never compared
 // silently. Pure: parsed JSON in, values out; no files, no MPI.
 #pragma once
 
@@ -15,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "nbcguard/collective_speed.h"
 #include "nbcguard/metrics.h"
 #include "nbcguard/stats.h"
 
@@ -40,7 +44,11 @@ double SmallestP(int n_x, int n_y);
 struct CompareOptions {
   double tolerance_absolute = 0.25;  // r_overhead, r_comm: new median - baseline median
   double tolerance_relative = 0.15;  // r_comp_slowdown, r_mpi_impact: new / baseline - 1
-  double alpha = 0.01;               // significance level of each one-sided test
+  // The collective alone: slower (or faster) by more than a factor 1 + this
+  // in its speed, bytes per rank / time (docs/nightly.md, "The collective's
+  // own speed"): 2 = a third (or three times) the baseline's bandwidth.
+  double tolerance_speed = 2.0;
+  double alpha = 0.01;  // significance level of each one-sided test
   // Compare tests whose reference behaviour differs (for testing the
   // comparison itself with reference behaviours; never for real use).
   bool ignore_reference = false;
@@ -63,12 +71,28 @@ struct RatioSamples {
   std::string missing;         // non-empty: why there are no values
 };
 
+// The collective alone at one point of one run (docs/nightly.md): from
+// results.json samples[], bytes_per_rank and the t_comm_ref times.
+struct SpeedSamples {
+  CollectiveSpeed summary;  // bytes per rank, time and bandwidth: median [CI]
+  // What the decision tests, per sample: time / bytes per rank (the inverse
+  // bandwidth; larger is slower), or the time itself when the collective
+  // moves no data (ibarrier).
+  RatioSamples cost;
+  std::string missing = "not measured";  // non-empty: why the point has no speed
+};
+
+// Bytes per rank and per-sample times of the collective alone into its
+// speed; bytes that are NaN or negative (not recorded) make it missing.
+SpeedSamples SpeedFromTimes(double bytes_per_rank, const std::vector<double>& seconds);
+
 struct PointSamples {
   double comm_target = 0, comp_target = 0;  // seconds
   bool valid = false;
   std::string invalid_reason;
   std::string diagnosis;
   std::map<Metric, RatioSamples> ratios;  // r_overhead, r_comm, r_comp_slowdown
+  SpeedSamples speed;
 };
 
 // What makes two results the same test (library version and reference
@@ -120,6 +144,12 @@ struct RatioDecision {
 RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now,
                           const CompareOptions& o);
 
+// The same decision on the collective's own speed (the ratios' shifted
+// rank-sum test, relative, on the per-sample costs with tolerance_speed).
+// difference is the change in speed: base cost / new cost - 1 on the
+// medians (-0.71: 71 % slower; +1.5: 2.5 times as fast).
+RatioDecision DecideSpeed(const SpeedSamples& base, const SpeedSamples& now, const CompareOptions& o);
+
 struct Change {
   TestKey test;
   double comm_target = 0;  // NaN for r_mpi_impact: it belongs to a computation row
@@ -130,6 +160,11 @@ struct Change {
   double tolerance = 0;
   double p = 1;
   std::string diagnosis;  // the new run's, at this point
+  // A change of the collective's own speed rather than of a ratio (metric
+  // unused; base and now are the bandwidths, or the times when the
+  // collective moves no data): both runs' sizes, times and bandwidths.
+  bool speed = false;
+  CollectiveSpeed base_speed, now_speed;
 };
 
 struct Unmatched {
@@ -147,6 +182,7 @@ struct Comparison {
   std::vector<Unmatched> unmatched;
   std::vector<std::string> notes;  // context that changed but does not prevent comparing
   int tests = 0, points = 0, checks = 0;
+  int speed_checks = 0;  // points whose collective speed was decided
 };
 
 Comparison Compare(const std::vector<TestResults>& base, const std::vector<TestResults>& now,

@@ -84,6 +84,11 @@ struct Point {
   // CPU-busy fractions of the point's communication row (absent from
   // results written before they existed: NaN). Shown in tables, not drawn.
   Ratio cpu_nbc, cpu_blocking;
+  // The collective alone at the calibrated size (absent from results
+  // written before it existed: NaN): bytes per rank, time (s) and bandwidth
+  // (B/s), each median [CI]. Shown in tables, not drawn.
+  double bytes_per_rank = NAN;
+  Ratio time, bandwidth;
 };
 
 enum class Metric { kOverhead, kComm, kSlowdown, kImpact };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "nbcguard/collective_speed.h"
 #include "nbcguard/diagnosis.h"
 #include "nbcguard/stats.h"
 
@@ -35,6 +36,10 @@ struct PointResult {
   // Medians (seconds) of the measured times.
   double t_comm_ref = 0, t_comp_ref = 0, t_measured = 0;
   double t_call = 0, t_comp = 0, t_wait = 0;
+  // The collective alone at the point's calibrated size: its time per
+  // communication-reference sample (t_comm_ref is that median) and the
+  // bandwidth bytes per rank / time, each with the CI of its median.
+  CollectiveSpeed speed;
 
   // Ratios: median and confidence interval of the median over the
   // per-repetition ratios (references fixed at their medians).

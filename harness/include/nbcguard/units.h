@@ -24,6 +24,10 @@ std::optional<std::uint64_t> ParseBytes(const std::string& text, std::string* er
 // "64KiB", "1MiB", "1000B": the largest binary unit that divides exactly.
 std::string FormatBytes(std::uint64_t bytes);
 
+// A byte count with a decimal unit, 3 significant digits: "1.61MB",
+// "470kB", "800B"; "-" when not a finite non-negative number.
+std::string FormatDecimalBytes(double bytes);
+
 // A bandwidth in bytes per second with a decimal unit, 3 significant
 // digits: "5.94GB/s", "151MB/s", "12.0kB/s", "800B/s"; "-" when not a
 // finite non-negative number.

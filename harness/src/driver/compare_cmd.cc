@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 
 #include "nbcguard/driver_common.h"
 #include "nbcguard/results_io.h"
+#include "nbcguard/units.h"
 #include "results_files.h"
 
 namespace fs = std::filesystem;
@@ -33,9 +35,20 @@ std::string PValue(double p) {
   return buf;
 }
 
-// "+0.63 (tolerance 0.25)" or "+23 % (tolerance 15 %)".
+// One run's side of a speed change: "1.61MB in 500us (3.22GB/s)"; a
+// collective that moves no data: "0B in 2.1ms".
+std::string SpeedCell(const CollectiveSpeed& s) {
+  const std::string bw = s.bandwidth.n > 0 ? " (" + FormatBandwidth(s.bandwidth.median) + ")" : "";
+  return FormatDecimalBytes(s.bytes_per_rank) + " in " + FormatDuration(s.time.median) + bw;
+}
+
+// "+0.63 (tolerance 0.25)", "+23 % (tolerance 15 %)", or for the speed
+// "-71 % (tolerance -67 % / +200 %)".
 std::string Difference(const Change& c) {
   auto sign = [](double v) { return v >= 0 ? "+" : ""; };
+  if (c.speed)
+    return sign(c.difference) + Fixed(100 * c.difference, 0) + " % (tolerance " +
+           Fixed(100 * (1 / (1 + c.tolerance) - 1), 0) + " % / +" + Fixed(100 * c.tolerance, 0) + " %)";
   if (IsRelative(c.metric))
     return sign(c.difference) + Fixed(100 * c.difference, 0) + " % (tolerance " +
            Fixed(100 * c.tolerance, 0) + " %)";
@@ -46,10 +59,15 @@ std::string Rule(const CompareOptions& o) {
   return "worse (or better) by more than " + Fixed(o.tolerance_absolute) + " on r_overhead and r_comm, " +
          Fixed(100 * o.tolerance_relative, 0) + " % on r_comp_slowdown and r_mpi_impact, with a one-sided " +
          "Mann-Whitney U p < " + PValue(o.alpha) + " on the per-repetition samples (r_mpi_impact: rounds) " +
-         "shifted by that tolerance";
+         "shifted by that tolerance; the collective alone: speed (bytes per rank / time) lower (or higher) by " +
+         "more than a factor " + Fixed(1 + o.tolerance_speed) + ", the same test on its per-sample times";
 }
 
 std::string Line(const char* tag, const Change& c) {
+  if (c.speed)
+    return std::string(tag) + " collective " + (c.difference < 0 ? "slower" : "faster") + ": " +
+           c.test.Name() + " " + PointName(c.comm_target, c.comp_target) + ": " + SpeedCell(c.base_speed) +
+           " -> " + SpeedCell(c.now_speed) + ", " + Difference(c) + ", p = " + PValue(c.p);
   return std::string(tag) + " " + c.test.Name() + " " + PointName(c.comm_target, c.comp_target) + " " +
          MetricName(c.metric) + ": baseline " + Cell(c.base) + " -> new " + Cell(c.now) + ", " +
          Difference(c) + ", p = " + PValue(c.p) + ", diagnosis " + (c.diagnosis.empty() ? "-" : c.diagnosis);
@@ -75,7 +93,7 @@ std::string Summary(const Comparison& c) {
          " improvement(s), " + std::to_string(c.within_noise.size()) + " worsening(s) within noise, " +
          std::to_string(c.unmatched.size()) + " item(s) not compared; compared " + std::to_string(c.tests) +
          " test(s), " + std::to_string(c.points) + " grid point(s), " + std::to_string(c.checks) +
-         " ratio check(s)";
+         " ratio check(s), " + std::to_string(c.speed_checks) + " speed check(s)";
 }
 
 void PrintText(std::ostream& out, const Comparison& c, const CompareOptions& o,
@@ -98,8 +116,10 @@ void PrintMarkdown(std::ostream& out, const Comparison& c, const CompareOptions&
         << "|---|---|---|---|---|---|---|---|\n";
     for (const Change& ch : changes)
       out << "| " << ch.test.Name() << " | " << PointName(ch.comm_target, ch.comp_target) << " | "
-          << MetricName(ch.metric) << " | " << Cell(ch.base) << " | " << Cell(ch.now) << " | "
-          << Difference(ch) << " | " << PValue(ch.p) << " | " << ch.diagnosis << " |\n";
+          << (ch.speed ? "collective speed" : MetricName(ch.metric)) << " | "
+          << (ch.speed ? SpeedCell(ch.base_speed) : Cell(ch.base)) << " | "
+          << (ch.speed ? SpeedCell(ch.now_speed) : Cell(ch.now)) << " | " << Difference(ch) << " | "
+          << PValue(ch.p) << " | " << ch.diagnosis << " |\n";
   };
   table("Regressions", c.regressions);
   table("Improvements", c.improvements);
@@ -124,21 +144,33 @@ json SpreadBrief(const Spread& s) {
   return {{"median", f(s.median)}, {"ci_lo", f(s.lo)}, {"ci_hi", f(s.hi)}, {"n", s.n}};
 }
 
+json SpeedBrief(const CollectiveSpeed& s) {
+  return {{"bytes_per_rank", static_cast<std::uint64_t>(s.bytes_per_rank)},
+          {"time_s", SpreadBrief(s.time)},
+          {"bandwidth_bytes_per_s", SpreadBrief(s.bandwidth)}};
+}
+
+// A speed change: "ratio" is "collective_speed", baseline and new are the
+// bandwidths (the times for a collective that moves no data), difference
+// the change in speed, and "speed" has both runs' sizes, times and bandwidths.
 json ChangesJson(const std::vector<Change>& changes) {
   json a = json::array();
-  for (const Change& c : changes)
-    a.push_back({{"test", c.test.Name()},
-                 {"comm_target", std::isnan(c.comm_target) ? json(nullptr) : json(c.comm_target)},
-                 {"comp_target", c.comp_target},
-                 {"ratio", MetricName(c.metric)},
-                 {"baseline", SpreadBrief(c.base)},
-                 {"new", SpreadBrief(c.now)},
-                 {"difference", c.difference},
-                 {"relative", IsRelative(c.metric)},
-                 {"tolerance", c.tolerance},
-                 {"p", c.p},
-                 {"diagnosis", c.diagnosis},
-                 {"line", Line("", c).substr(1)}});
+  for (const Change& c : changes) {
+    json j = {{"test", c.test.Name()},
+              {"comm_target", std::isnan(c.comm_target) ? json(nullptr) : json(c.comm_target)},
+              {"comp_target", c.comp_target},
+              {"ratio", c.speed ? "collective_speed" : MetricName(c.metric)},
+              {"baseline", SpreadBrief(c.base)},
+              {"new", SpreadBrief(c.now)},
+              {"difference", c.difference},
+              {"relative", c.speed || IsRelative(c.metric)},
+              {"tolerance", c.tolerance},
+              {"p", c.p},
+              {"diagnosis", c.diagnosis},
+              {"line", Line("", c).substr(1)}};
+    if (c.speed) j["speed"] = {{"baseline", SpeedBrief(c.base_speed)}, {"new", SpeedBrief(c.now_speed)}};
+    a.push_back(j);
+  }
   return a;
 }
 
@@ -151,6 +183,7 @@ json ComparisonJson(const Comparison& c, const CompareOptions& o,
           {"options",
            {{"tolerance_absolute", o.tolerance_absolute},
             {"tolerance_relative", o.tolerance_relative},
+            {"tolerance_speed", o.tolerance_speed},
             {"alpha", o.alpha},
             {"ignore_reference", o.ignore_reference}}},
           {"regressions", ChangesJson(c.regressions)},
@@ -167,6 +200,7 @@ json ComparisonJson(const Comparison& c, const CompareOptions& o,
             {"tests", c.tests},
             {"points", c.points},
             {"checks", c.checks},
+            {"speed_checks", c.speed_checks},
             {"text", Summary(c)}}}};
 }
 
@@ -230,7 +264,8 @@ bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out,
 int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
                    const CompareCommandOptions& o) {
   const CompareOptions& co = o.compare;
-  if (!(co.alpha > 0 && co.alpha < 1) || !(co.tolerance_absolute >= 0) || !(co.tolerance_relative >= 0)) {
+  if (!(co.alpha > 0 && co.alpha < 1) || !(co.tolerance_absolute >= 0) || !(co.tolerance_relative >= 0) ||
+      !(co.tolerance_speed >= 0)) {
     std::cerr << "nbcguard compare: --alpha must be in (0, 1) and tolerances >= 0\n";
     return kUsage;
   }

@@ -315,6 +315,9 @@ Command AddCompare(CLI::App& app) {
                       "absolute worsening of r_overhead and r_comm that counts (default 0.25)");
   compare->add_option("--tolerance-relative", o->co.compare.tolerance_relative,
                       "relative worsening of r_comp_slowdown and r_mpi_impact that counts (default 0.15)");
+  compare->add_option("--tolerance-speed", o->co.compare.tolerance_speed,
+                      "the collective alone: slower (or faster) by more than a factor 1 + this in bytes per "
+                      "rank / time counts (default 2: a third or three times the baseline's speed)");
   compare->add_option("--alpha", o->co.compare.alpha,
                       "significance level of the one-sided rank-sum test (default "
                       "0.01)");

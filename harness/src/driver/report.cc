@@ -38,6 +38,13 @@ json ImbalanceJson(const Imbalance& im) {
           {"bound", kImbalanceBound}};
 }
 
+// The collective alone at the point's calibrated size (docs/results-format.md).
+json SpeedJson(const CollectiveSpeed& s) {
+  return {{"bytes_per_rank", static_cast<std::uint64_t>(s.bytes_per_rank)},
+          {"time_s", SpreadJson(s.time)},
+          {"bandwidth_bytes_per_s", SpreadJson(s.bandwidth)}};
+}
+
 }  // namespace
 
 json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, const Verdict& v) {
@@ -59,6 +66,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
                  {"r_comp_slowdown", SpreadJson(p.r_comp_slowdown)},
                  {"osu_overlap_pct", NumberOrNull(p.osu_overlap_pct)},
                  {"imb_overlap_pct", NumberOrNull(p.imb_overlap_pct)}});
+      if (p.speed.Measured()) jp["collective_speed"] = SpeedJson(p.speed);
       if (p.progress_tests >= 0) jp["progress_tests"] = p.progress_tests;
       json ranks = json::array();
       for (std::size_t r = 0; r < p.per_rank.size(); ++r)

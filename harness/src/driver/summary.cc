@@ -175,12 +175,13 @@ const std::vector<std::string>& Columns() {
                                                 "worst r_overhead",
                                                 "max r_mpi_impact",
                                                 "max cpu_busy nbc / blocking",
+                                                "collective alone (largest comm)",
                                                 "verdict",
                                                 "first failure"};
   return cols;
 }
 // Column indices the formats treat specially.
-constexpr std::size_t kCpuColumn = 7, kVerdictColumn = 8, kFailureColumn = 9;
+constexpr std::size_t kCpuColumn = 7, kSpeedColumn = 8, kVerdictColumn = 9, kFailureColumn = 10;
 
 // "1.00 / 0.98": the largest median CPU-busy fraction of each kind; "-" for
 // a run without them.
@@ -188,6 +189,15 @@ std::string CpuBusyPair(const CaseView& v) {
   const double nbc = v.MaxCpuBusyNbc(), blocking = v.MaxCpuBusyBlocking();
   if (!std::isfinite(nbc) && !std::isfinite(blocking)) return "-";
   return Ratio(nbc) + " / " + Ratio(blocking);
+}
+
+// "1.61MB in 502us: 3.21GB/s": the collective alone at the test's largest
+// communication target (medians); "-" for results without it.
+std::string SpeedCell(const CaseView& v) {
+  const plot::Point* p = v.SpeedPoint();
+  if (!p) return "-";
+  return FormatDecimalBytes(p->bytes_per_rank) + " in " + FormatDuration(p->time.median) + ": " +
+         FormatBandwidth(p->bandwidth.median);
 }
 
 std::vector<std::string> Row(const CaseView& v, std::size_t library_chars, std::size_t failure_chars) {
@@ -199,6 +209,7 @@ std::vector<std::string> Row(const CaseView& v, std::size_t library_chars, std::
           Ratio(v.WorstOverhead()),
           Ratio(v.MaxImpact()),
           CpuBusyPair(v),
+          SpeedCell(v),
           v.status,
           plot::Ellipsize(FirstFailure(v), failure_chars)};
 }
@@ -314,7 +325,7 @@ void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::s
   for (const std::string& c : Columns()) out << " " << c << " |";
   out << "\n|";
   for (std::size_t i = 0; i < Columns().size(); ++i)
-    out << (i == 1 || (i >= 4 && i <= 7) ? " ---: |" : " --- |");
+    out << (i == 1 || (i >= 4 && i <= kSpeedColumn) ? " ---: |" : " --- |");
   out << "\n";
   for (const Entry& e : entries) {
     std::vector<std::string> r = Row(e.view, 60, 120);
@@ -456,7 +467,8 @@ void HtmlOverview(std::ostream& out, const std::vector<Entry>& entries) {
     plot::Ratio worst{v.WorstOverhead(), NAN, NAN};
     plot::Ratio impact{v.MaxImpact(), NAN, NAN};
     out << RatioCell(worst, plot::Metric::kOverhead) << RatioCell(impact, plot::Metric::kImpact)
-        << "<td class=\"num\">" << HtmlEscape(r[kCpuColumn]) << "</td>"
+        << "<td class=\"num\">" << HtmlEscape(r[kCpuColumn]) << "</td><td class=\"num\">"
+        << HtmlEscape(r[kSpeedColumn]) << "</td>"
         << "<td><span class=\"verdict " << StatusClass(v) << "\">" << HtmlEscape(v.status)
         << "</span></td><td>" << HtmlEscape(r[kFailureColumn]) << "</td></tr>\n";
   }
@@ -540,23 +552,36 @@ void HtmlPictures(std::ostream& out, const Entry& e, const fs::path& html_dir) {
   out << "</div>\n";
 }
 
+// The collective alone at one point: "1.61MB in 502us: 3.21GB/s [3.18GB/s,
+// 3.25GB/s]" (bandwidth median [CI]); "-" for results without it.
+std::string PointSpeedCell(const plot::Point& p) {
+  if (!p.time.present()) return "<td class=\"num muted\">-</td>";
+  std::string text = FormatDecimalBytes(p.bytes_per_rank) + " in " + FormatDuration(p.time.median);
+  if (p.bandwidth.present()) text += ": " + FormatBandwidth(p.bandwidth.median);
+  std::string ci;
+  if (std::isfinite(p.bandwidth.lo) && std::isfinite(p.bandwidth.hi))
+    ci = "[" + FormatBandwidth(p.bandwidth.lo) + ", " + FormatBandwidth(p.bandwidth.hi) + "]";
+  return "<td class=\"num\">" + HtmlEscape(text) +
+         (ci.empty() ? "" : " <span class=\"muted\">" + HtmlEscape(ci) + "</span>") + "</td>";
+}
+
 // Every point of an overlap test, its ratios on the pictures' colours.
 void HtmlPoints(std::ostream& out, const CaseView& v) {
   out << "<table class=\"points\">\n<tr><th>comm</th><th>comp</th><th>r_overhead</th><th>r_comm</th>"
       << "<th>r_comp_slowdown</th><th>r_mpi_impact</th><th>cpu_busy_nbc</th><th>cpu_busy_blocking</th>"
-      << "<th>diagnosis</th></tr>\n";
+      << "<th>collective alone</th><th>diagnosis</th></tr>\n";
   for (const plot::Point& p : v.points) {
     out << "<tr" << (p.valid ? "" : " class=\"invalid\"") << "><td class=\"num\">"
         << HtmlEscape(FormatDuration(p.comm)) << "</td><td class=\"num\">"
         << HtmlEscape(FormatDuration(p.comp)) << "</td>";
     if (!p.valid) {
-      out << "<td colspan=\"7\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
+      out << "<td colspan=\"8\">INVALID: " << HtmlEscape(p.invalid_reason) << "</td></tr>\n";
       continue;
     }
     out << RatioCell(p.overhead, plot::Metric::kOverhead) << RatioCell(p.comm_ratio, plot::Metric::kComm)
         << RatioCell(p.slowdown, plot::Metric::kSlowdown) << RatioCell(p.impact, plot::Metric::kImpact)
-        << PlainRatioCell(p.cpu_nbc) << PlainRatioCell(p.cpu_blocking) << "<td>" << HtmlEscape(p.diagnosis)
-        << "</td></tr>\n";
+        << PlainRatioCell(p.cpu_nbc) << PlainRatioCell(p.cpu_blocking) << PointSpeedCell(p) << "<td>"
+        << HtmlEscape(p.diagnosis) << "</td></tr>\n";
   }
   out << "</table>\n";
 }

@@ -36,6 +36,15 @@
 // cannot show a change of the tolerance's size, so such a ratio is listed as
 // not compared, with both runs' values, instead of being decided
 // (BaselineResolves).
+//
+// The collective's own speed goes through the same decision. Its samples
+// are the communication-alone times; divided by the bytes per rank they are
+// the inverse bandwidth (larger is slower, like a ratio), so runs whose
+// calibrated sizes differ are comparable, and compared relatively with their
+// own tolerance. Within one run those times share the size the run
+// calibrated and the machine's speed during the run, which is the run-level
+// offset above: on a shared machine it is large, and so is the default
+// tolerance (docs/nightly.md, "The collective's own speed").
 #include "nbcguard/compare.h"
 
 #include <algorithm>
@@ -112,6 +121,7 @@ void RatiosFromSamples(const json& s, PointSamples* p) {
   p->ratios[Metric::kOverhead] = FromValues(over);
   p->ratios[Metric::kComm] = FromValues(comm);
   p->ratios[Metric::kCompSlowdown] = FromValues(slow);
+  p->speed = SpeedFromTimes(Num(s, "bytes_per_rank"), s.value("t_comm_ref", std::vector<double>{}));
 }
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
@@ -187,6 +197,68 @@ void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const 
   else out->within_noise.push_back(c);
 }
 
+// "2ms [100us, 2ms]": a time's median and interval.
+std::string TimeText(const Spread& s) {
+  return FormatDuration(s.median) + " [" + FormatDuration(s.lo) + ", " + FormatDuration(s.hi) + "]";
+}
+
+// The collective's own speed at one matched, valid point.
+void CompareSpeed(const TestKey& key, const PointSamples& b, const PointSamples& n, const CompareOptions& o,
+                  Comparison* out) {
+  const std::string where = PointName(n.comm_target, n.comp_target) + " collective speed";
+  if (!b.speed.missing.empty() || !n.speed.missing.empty()) {
+    out->unmatched.push_back({key.Name(), where,
+                              !b.speed.missing.empty()
+                                  ? "speed not compared: baseline has " + b.speed.missing
+                                  : "speed not compared: new run has " + n.speed.missing});
+    return;
+  }
+  if ((b.speed.summary.bytes_per_rank > 0) != (n.speed.summary.bytes_per_rank > 0)) {
+    out->unmatched.push_back({key.Name(), where, "speed not compared: one run moved no data"});
+    return;
+  }
+  const RatioDecision d = DecideSpeed(b.speed, n.speed, o);
+  if (d.baseline_unresolved) {
+    out->unmatched.push_back({key.Name(), where,
+                              "speed not compared: baseline too noisy to resolve a factor " +
+                                  plot::FormatRatio(1 + o.tolerance_speed) + ": its time alone " +
+                                  TimeText(b.speed.summary.time) +
+                                  " (new run: " + TimeText(n.speed.summary.time) + ")"});
+    return;
+  }
+  ++out->speed_checks;
+  if (!d.regression && !d.improvement && !d.worse_beyond_tolerance) return;
+  const bool bytes = b.speed.summary.bytes_per_rank > 0;
+  Change c;
+  c.test = key;
+  c.comm_target = n.comm_target;
+  c.comp_target = n.comp_target;
+  c.base = bytes ? b.speed.summary.bandwidth : b.speed.summary.time;
+  c.now = bytes ? n.speed.summary.bandwidth : n.speed.summary.time;
+  c.difference = d.difference;
+  c.tolerance = o.tolerance_speed;
+  c.p = d.improvement ? d.p_better : d.p_worse;
+  c.diagnosis = n.diagnosis;
+  c.speed = true;
+  c.base_speed = b.speed.summary;
+  c.now_speed = n.speed.summary;
+  if (d.regression) out->regressions.push_back(c);
+  else if (d.improvement) out->improvements.push_back(c);
+  else out->within_noise.push_back(c);
+}
+
+// Whether every valid point of a run misses its speed for one reason (a
+// file written before bytes_per_rank was recorded): said once per test.
+std::string SpeedMissingEverywhere(const TestResults& t) {
+  std::string reason;
+  for (const PointSamples& p : t.points) {
+    if (!p.valid) continue;
+    if (p.speed.missing.empty() || (!reason.empty() && reason != p.speed.missing)) return "";
+    reason = p.speed.missing;
+  }
+  return reason;
+}
+
 void CompareTest(const TestResults& b, const TestResults& n, const CompareOptions& o, Comparison* out) {
   const TestKey& key = b.key;
   ++out->tests;
@@ -199,6 +271,13 @@ void CompareTest(const TestResults& b, const TestResults& n, const CompareOption
   std::map<PointId, const PointSamples*> bp, np;
   for (const PointSamples& p : b.points) bp[{Ns(p.comm_target), Ns(p.comp_target)}] = &p;
   for (const PointSamples& p : n.points) np[{Ns(p.comm_target), Ns(p.comp_target)}] = &p;
+  const std::string b_no_speed = SpeedMissingEverywhere(b), n_no_speed = SpeedMissingEverywhere(n);
+  if (!b_no_speed.empty() || !n_no_speed.empty())
+    out->unmatched.push_back(
+        {key.Name(), "collective speed",
+         "speed not compared: " + (!b_no_speed.empty()
+                                       ? "baseline has " + b_no_speed + " (written before it was recorded)"
+                                       : "new run has " + n_no_speed)});
   std::set<PointId> ids;
   for (const auto& [id, p] : bp) ids.insert(id);
   for (const auto& [id, p] : np) ids.insert(id);
@@ -225,6 +304,7 @@ void CompareTest(const TestResults& b, const TestResults& n, const CompareOption
     for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown})
       CompareRatio(key, pn.comm_target, pn.comp_target, m, pb.ratios.at(m), pn.ratios.at(m), pn.diagnosis, o,
                    out);
+    if (b_no_speed.empty() && n_no_speed.empty()) CompareSpeed(key, pb, pn, o, out);
   }
 
   // r_mpi_impact belongs to a computation row, not to a point: compared once
@@ -304,11 +384,48 @@ double SmallestP(int n_x, int n_y) {
   return RankSumGreater(x, y).p;
 }
 
-bool BaselineResolves(Metric m, const Spread& base, double tol) {
+namespace {
+
+// Whether a baseline summarized as `base` can resolve a change of `tol`
+// (BaselineResolves), on a relative or an absolute scale.
+bool Resolves(bool relative, const Spread& base, double tol) {
   if (!std::isfinite(base.lo) || !std::isfinite(base.hi)) return false;
-  if (IsRelative(m)) return base.lo > 0 && base.hi <= base.lo * (1 + tol) * (1 + tol);
+  if (relative) return base.lo > 0 && base.hi <= base.lo * (1 + tol) * (1 + tol);
   return base.hi - base.lo <= 2 * tol;
 }
+
+// The decision on values where larger is worse, relative (x / (1 + tol))
+// or absolute (x - tol): the ratios' and the collective speed's alike.
+RatioDecision DecideShifted(bool relative, double tol, const RatioSamples& base, const RatioSamples& now,
+                            double alpha) {
+  RatioDecision d;
+  const double bm = base.summary.median, nm = now.summary.median;
+  // Shifts by the tolerance: worse means new - tol (or new / (1 + tol)) still
+  // above the baseline; better means the baseline moved the same way still
+  // above the new values. Relative shifts are symmetric in ratio: better by
+  // 15 % is new < base / 1.15.
+  auto shift = [&](const std::vector<double>& v) {
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (double x : v) out.push_back(relative ? x / (1 + tol) : x - tol);
+    return out;
+  };
+  d.difference = relative ? (bm > 0 ? nm / bm - 1 : kNaN) : nm - bm;
+  if (!std::isfinite(d.difference)) return d;
+  d.p_worse = RankSumGreater(shift(now.values), base.values).p;
+  d.p_better = RankSumGreater(shift(base.values), now.values).p;
+  const bool beyond_worse = relative ? nm > bm * (1 + tol) : d.difference > tol;
+  const bool beyond_better = relative ? nm * (1 + tol) < bm : d.difference < -tol;
+  d.worse_beyond_tolerance = beyond_worse;
+  d.baseline_unresolved = !Resolves(relative, base.summary, tol);
+  d.regression = !d.baseline_unresolved && beyond_worse && d.p_worse < alpha;
+  d.improvement = !d.baseline_unresolved && beyond_better && d.p_better < alpha;
+  return d;
+}
+
+}  // namespace
+
+bool BaselineResolves(Metric m, const Spread& base, double tol) { return Resolves(IsRelative(m), base, tol); }
 
 bool IsRelative(Metric m) { return m == Metric::kCompSlowdown || m == Metric::kMpiImpact; }
 
@@ -318,34 +435,29 @@ double ToleranceOf(Metric m, const CompareOptions& o) {
 
 RatioDecision DecideRatio(Metric m, const RatioSamples& base, const RatioSamples& now,
                           const CompareOptions& o) {
-  RatioDecision d;
-  const double tol = ToleranceOf(m, o);
-  const double bm = base.summary.median, nm = now.summary.median;
-  // Shifts by the tolerance: worse means new - tol (or new / (1 + tol)) still
-  // above the baseline; better means the baseline moved the same way still
-  // above the new values. Relative shifts are symmetric in ratio: better by
-  // 15 % is new < base / 1.15.
-  auto shift = [&](const std::vector<double>& v) {
-    std::vector<double> out;
-    out.reserve(v.size());
-    for (double x : v) out.push_back(IsRelative(m) ? x / (1 + tol) : x - tol);
-    return out;
-  };
-  if (IsRelative(m)) {
-    d.difference = bm > 0 ? nm / bm - 1 : kNaN;
-  } else {
-    d.difference = nm - bm;
-  }
-  if (!std::isfinite(d.difference)) return d;
-  d.p_worse = RankSumGreater(shift(now.values), base.values).p;
-  d.p_better = RankSumGreater(shift(base.values), now.values).p;
-  const bool beyond_worse = IsRelative(m) ? nm > bm * (1 + tol) : d.difference > tol;
-  const bool beyond_better = IsRelative(m) ? nm * (1 + tol) < bm : d.difference < -tol;
-  d.worse_beyond_tolerance = beyond_worse;
-  d.baseline_unresolved = !BaselineResolves(m, base.summary, tol);
-  d.regression = !d.baseline_unresolved && beyond_worse && d.p_worse < o.alpha;
-  d.improvement = !d.baseline_unresolved && beyond_better && d.p_better < o.alpha;
+  return DecideShifted(IsRelative(m), ToleranceOf(m, o), base, now, o.alpha);
+}
+
+RatioDecision DecideSpeed(const SpeedSamples& base, const SpeedSamples& now, const CompareOptions& o) {
+  RatioDecision d = DecideShifted(true, o.tolerance_speed, base.cost, now.cost, o.alpha);
+  d.difference = 1 / (1 + d.difference) - 1;  // cost up by x: speed times 1 / (1 + x)
   return d;
+}
+
+SpeedSamples SpeedFromTimes(double bytes_per_rank, const std::vector<double>& seconds) {
+  SpeedSamples s;
+  s.missing.clear();
+  if (!(bytes_per_rank >= 0)) {
+    s.missing = "no bytes_per_rank in its samples";
+    return s;
+  }
+  s.summary = SpeedOf(bytes_per_rank, seconds);
+  std::vector<double> cost;
+  cost.reserve(seconds.size());
+  for (double t : seconds) cost.push_back(bytes_per_rank > 0 ? t / bytes_per_rank : t);
+  s.cost = FromValues(cost);
+  if (!s.cost.missing.empty()) s.missing = "no finite communication-alone times";
+  return s;
 }
 
 std::string TestKey::Name() const {

@@ -267,6 +267,13 @@ std::vector<double> PerRankMedians(const std::vector<std::vector<double>>& per_r
   return out;
 }
 
+// The collective's own speed from the point's communication-alone times and
+// its "bytes" (per rank; absent in a record: time alone).
+void MeasureSpeed(const json& rec, const std::vector<double>& comm_ref, PointResult* p) {
+  const auto bytes = rec.find("bytes");
+  p->speed = SpeedOf(bytes != rec.end() && bytes->is_number() ? bytes->get<double>() : 0, comm_ref);
+}
+
 void Invalidate(PointResult* p, const std::string& why) {
   p->valid = false;
   p->invalid_reason = why;
@@ -294,6 +301,7 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   if (comm_ref.size() < 3 || comp_ref.size() < 3) return Invalidate(p, "fewer than 3 reference samples");
 
   p->t_comm_ref = Median(comm_ref);
+  MeasureSpeed(rec, comm_ref, p);
   p->t_comp_ref = Median(comp_ref);
   const GlobalSamples overlap_samples = ToGlobal(rec["overlap"], clocks);
   const OverlapSeries o = OverlapOf(overlap_samples, *p);

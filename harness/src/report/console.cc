@@ -102,10 +102,10 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   out << CalibrationLine(red.calibration) << "\n";
   out << "ratios: median [95% CI of the median]; r_overhead 0 = overlap, 1 = serialized, >1 = worse\n";
   out << std::left << std::setw(7) << "comm" << std::setw(7) << "comp" << std::setw(10) << "comm_ref"
-      << std::setw(10) << "comp_ref" << std::setw(10) << "measured" << std::setw(20) << "r_overhead"
-      << std::setw(6) << "OSU%" << std::setw(6) << "IMB%" << std::setw(20) << "r_comm" << std::setw(20)
-      << "r_comp_slowdown" << std::setw(18) << "r_mpi_impact" << std::setw(18) << "cpu_busy_nbc"
-      << std::setw(18) << "cpu_busy_blocking"
+      << std::setw(8) << "MB/s" << std::setw(10) << "comp_ref" << std::setw(10) << "measured" << std::setw(20)
+      << "r_overhead" << std::setw(6) << "OSU%" << std::setw(6) << "IMB%" << std::setw(20) << "r_comm"
+      << std::setw(20) << "r_comp_slowdown" << std::setw(18) << "r_mpi_impact" << std::setw(18)
+      << "cpu_busy_nbc" << std::setw(18) << "cpu_busy_blocking"
       << "diagnosis\n";
   for (const PointResult& p : red.points) {
     out << std::setw(7) << FormatDuration(p.comm_target) << std::setw(7) << FormatDuration(p.comp_target);
@@ -113,13 +113,15 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
       out << "INVALID: " << p.invalid_reason << "\n";
       continue;
     }
-    out << std::setw(10) << Dur(p.t_comm_ref) << std::setw(10) << Dur(p.t_comp_ref) << std::setw(10)
-        << Dur(p.t_measured) << std::setw(20) << Cell(p.r_overhead) << std::setw(6)
-        << Num(p.osu_overlap_pct, 0) << std::setw(6) << Num(p.imb_overlap_pct, 0) << std::setw(20)
-        << Cell(p.r_comm) << std::setw(20) << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact)
-        << std::setw(18) << Cell(p.cpu_busy_nbc) << std::setw(18) << Cell(p.cpu_busy_blocking)
-        << ToString(p.diagnosis) << "\n";
+    out << std::setw(10) << Dur(p.t_comm_ref) << std::setw(8) << Num(p.speed.bandwidth.median / 1e6, 0)
+        << std::setw(10) << Dur(p.t_comp_ref) << std::setw(10) << Dur(p.t_measured) << std::setw(20)
+        << Cell(p.r_overhead) << std::setw(6) << Num(p.osu_overlap_pct, 0) << std::setw(6)
+        << Num(p.imb_overlap_pct, 0) << std::setw(20) << Cell(p.r_comm) << std::setw(20)
+        << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact) << std::setw(18)
+        << Cell(p.cpu_busy_nbc) << std::setw(18) << Cell(p.cpu_busy_blocking) << ToString(p.diagnosis)
+        << "\n";
   }
+  out << "MB/s: the collective alone at the calibrated size, bytes per rank / time (median; 10^6 B/s)\n";
   out << "OSU%, IMB%: the overlap percentages OSU micro-benchmarks 7.x and IMB-NBC would print from the same "
          "samples (times averaged over the samples, then one clamp; 100 = hidden, 0 = serialized or worse; "
          "for comparison, not verdicts)\n";

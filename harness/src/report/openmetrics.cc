@@ -137,6 +137,20 @@ void AddCpuBusy(const json& p, double comm, const std::string& impl, const std::
          blocking);
 }
 
+// The collective alone at a point's calibrated size (results written before
+// it was measured have none: nothing is written).
+void AddSpeed(const json& p, const std::string& impl, const std::string& point, Families* f) {
+  const json& speed = p.value("collective_speed", json::object());
+  if (!speed.is_object()) return;
+  const json& bw = speed.value("bandwidth_bytes_per_s", json::object());
+  const json& time = speed.value("time_s", json::object());
+  f->Add(impl + "collective_bandwidth_bytes_per_second",
+         "median bytes per rank / time of the collective alone at the calibrated size", point,
+         bw.is_object() ? Get(bw, "median") : NAN);
+  f->Add(impl + "collective_time_seconds", "median time of the collective alone at the calibrated size",
+         point, time.is_object() ? Get(time, "median") : NAN);
+}
+
 void AddOverlap(const json& r, const std::string& impl, const std::string& labels, Families* f) {
   const json& verdict = r.value("verdict", json::object());
   std::vector<std::pair<double, double>> checked;
@@ -157,8 +171,10 @@ void AddOverlap(const json& r, const std::string& impl, const std::string& label
         std::isfinite(ov) && !(worst >= ov))
       worst = ov;
     if (std::isfinite(im) && !(impact >= im)) impact = im;
-    f->Add(impl + "r_overhead", "median r_overhead at a grid point (0 overlap, 1 serialized)",
-           labels + ",comm=\"" + FormatDuration(comm) + "\",comp=\"" + FormatDuration(comp) + "\"", ov);
+    const std::string point =
+        labels + ",comm=\"" + FormatDuration(comm) + "\",comp=\"" + FormatDuration(comp) + "\"";
+    f->Add(impl + "r_overhead", "median r_overhead at a grid point (0 overlap, 1 serialized)", point, ov);
+    AddSpeed(p, impl, point, f);
     AddCpuBusy(p, comm, impl, labels, &cpu_rows, f);
   }
   double rtt = NAN;

@@ -107,6 +107,13 @@ double MaxOver(const std::vector<plot::Point>& points, plot::Ratio plot::Point::
 }
 }  // namespace
 
+const plot::Point* CaseView::SpeedPoint() const {
+  const plot::Point* best = nullptr;
+  for (const plot::Point& p : points)
+    if (p.valid && p.bandwidth.present() && (!best || p.comm > best->comm)) best = &p;
+  return best;
+}
+
 double CaseView::MaxCpuBusyNbc() const { return MaxOver(points, &plot::Point::cpu_nbc); }
 double CaseView::MaxCpuBusyBlocking() const { return MaxOver(points, &plot::Point::cpu_blocking); }
 
@@ -181,6 +188,12 @@ plot::Point ReadPoint(const json& p) {
   pt.impact = ReadRatio(p, "r_mpi_impact");
   pt.cpu_nbc = ReadRatio(p, "cpu_busy_nbc");
   pt.cpu_blocking = ReadRatio(p, "cpu_busy_blocking");
+  if (p.contains("collective_speed") && p["collective_speed"].is_object()) {
+    const json& speed = p["collective_speed"];
+    pt.bytes_per_rank = Num(speed, "bytes_per_rank");
+    pt.time = ReadRatio(speed, "time_s");
+    pt.bandwidth = ReadRatio(speed, "bandwidth_bytes_per_s");
+  }
   return pt;
 }
 

@@ -57,6 +57,10 @@ struct CaseView {
   double WorstOverhead() const;      // NaN when no valid point has one
   double LowestPartitioned() const;  // lowest median r_partitioned over valid points; NaN when none
   double MaxImpact() const;          // NaN when none was measured
+  // The valid point with the largest communication target that has the
+  // collective's own bandwidth (the first such in the file's order); null
+  // when none has it (results written before it existed, ibarrier).
+  const plot::Point* SpeedPoint() const;
   // Largest median CPU-busy fraction over the valid points (NaN when none
   // has one: results written before Hoefler et al., 2006's measurement existed).
   double MaxCpuBusyNbc() const;

@@ -122,15 +122,15 @@ std::optional<std::uint64_t> ParseBytes(const std::string& text, std::string* er
   return fail();
 }
 
-std::string FormatBandwidth(double bps) {
-  if (!std::isfinite(bps) || bps < 0) return "-";
-  static constexpr std::pair<double, const char*> kUnits[] = {{1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "kB/s"}};
-  double value = bps;
-  const char* unit = "B/s";
+std::string FormatDecimalBytes(double bytes) {
+  if (!std::isfinite(bytes) || bytes < 0) return "-";
+  static constexpr std::pair<double, const char*> kUnits[] = {{1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}};
+  double value = bytes;
+  const char* unit = "B";
   for (const auto& [scale, name] : kUnits) {
-    // Rounded to 3 significant digits first, so 999.96e6 reads 1.00GB/s.
-    if (bps >= scale * 0.9995) {
-      value = bps / scale;
+    // Rounded to 3 significant digits first, so 999.96e6 reads 1.00GB.
+    if (bytes >= scale * 0.9995) {
+      value = bytes / scale;
       unit = name;
       break;
     }
@@ -140,6 +140,11 @@ std::string FormatBandwidth(double bps) {
   std::string s = buf;
   if (!s.empty() && s.back() == '.') s.pop_back();
   return s + unit;
+}
+
+std::string FormatBandwidth(double bps) {
+  const std::string size = FormatDecimalBytes(bps);
+  return size == "-" ? size : size + "/s";
 }
 
 std::string FormatBytes(std::uint64_t bytes) {
