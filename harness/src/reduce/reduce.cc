@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nbcguard/binding.h"
 #include "nbcguard/diagnosis.h"
 #include "nbcguard/metrics.h"
 #include "nbcguard/raw_records.h"
@@ -294,6 +295,14 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   const CpuOverhead cpu = CpuOverheadOf(run, clocks);
   red.cpu_overhead = cpu.rows;
 
+  // An oversubscribed run (oversubscribe: allow) is measured, never judged.
+  std::string oversubscribed;
+  for (const json* rec : RecordsOfType(run, record::kBinding)) {
+    red.binding = *rec;
+    red.binding.erase("type");
+    if ((*rec).value("oversubscribed", false)) oversubscribed = (*rec).value("oversubscription", "");
+  }
+
   std::map<std::string, const json*> measured_points;
   for (const json* rec : RecordsOfType(run, record::kPoint))
     measured_points[Key((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
@@ -309,6 +318,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       else if (!calibration.comp_invalid[comp].empty()) Invalidate(&p, calibration.comp_invalid[comp]);
       else if (it == measured_points.end()) Invalidate(&p, "not measured (run ended before this point)");
       else MeasurePoint(*it->second, clocks, &p, &red);
+      if (!oversubscribed.empty()) Invalidate(&p, OversubscribedPointReason(oversubscribed));
 
       const auto imp = impact.per_comp.find(comp);
       p.r_mpi_impact = imp != impact.per_comp.end() ? imp->second : Summarize({});
