@@ -75,6 +75,22 @@ nbcguard_mpi_test(partitioned-end-to-end TIMEOUT 300
           -P ${CMAKE_CURRENT_LIST_DIR}/check_partitioned.cmake)
 set_property(TEST ${_impl}.mpi.partitioned-end-to-end APPEND PROPERTY LABELS partitioned)
 
+# Binding by nbcguard (docs/cases.md, "Binding"): each rank's computation
+# on a cpu of its own, printed and recorded, and the r_mpi_impact jobs on
+# the same cpus (check_binding.cmake).
+nbcguard_mpi_test(binding-recorded TIMEOUT 120
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/binding
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/binding.yaml
+          -DPYTHON3=${NBCGUARD_PYTHON3} -DVALIDATE_RESULTS=${NBCGUARD_VALIDATE_RESULTS}
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_binding.cmake)
+
+# A node whose ranks need more cores than it has: SKIP with the numbers by
+# default; measured with oversubscribe: allow, every point INVALID
+# (check_oversubscribe.cmake).
+nbcguard_mpi_test(oversubscription TIMEOUT 150
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/oversubscription
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_oversubscribe.cmake)
+
 # Application-side progression (poll, thread-bind, thread-numa): MPI_Test is
 # really called during the overlap runs and threads sit where the placement
 # policy says (check_strategies.cmake).

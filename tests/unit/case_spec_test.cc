@@ -44,6 +44,8 @@ TEST(CaseSpec, FullFileParsesToTheExpectedSpec) {
   EXPECT_EQ(c.repetitions, 21);
   EXPECT_EQ(c.labels, (std::vector<std::string>{"quick", "nightly"}));
   EXPECT_DOUBLE_EQ(c.timeout, 1.5);
+  EXPECT_EQ(c.binding, BindingPolicy::kNone);
+  EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kAllow);
 }
 
 TEST(CaseSpec, MinimalFileGetsTheDefaults) {
@@ -58,6 +60,8 @@ TEST(CaseSpec, MinimalFileGetsTheDefaults) {
   EXPECT_EQ(c.repetitions, 15);
   EXPECT_TRUE(c.labels.empty());
   EXPECT_DOUBLE_EQ(c.timeout, 600);
+  EXPECT_EQ(c.binding, BindingPolicy::kCores);
+  EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kRefuse);
 }
 
 TEST(CaseSpec, BlockStyleAndScalarForms) {

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "nbcguard/binding.h"
 #include "nbcguard/raw_records.h"
 
 namespace nbcguard {
@@ -329,6 +330,33 @@ TEST(Reduce, ConformanceFailureIsNamed) {
       Rec(record::kConformanceFailure,
           {{"collective", "ibcast"}, {"count", 5}, {"bytes", 20}, {"error", "byte 3 is 7"}}));
   EXPECT_EQ(Reduce(run, {}).conformance_error, "ibcast with count 5 (20 bytes per rank): byte 3 is 7");
+}
+
+// oversubscribe: allow: the run is measured and reduced, its binding kept
+// in results.json, and every point INVALID with the reason, so no verdict
+// counts it. Without oversubscription the binding changes nothing.
+TEST(Reduce, OversubscribedRunsPointsAreInvalid) {
+  RawRun run = SyntheticRun();
+  const std::string why = "oversubscribed: 4 ranks x 1 thread(s) on this node's 2 cores (vm: 2 cores)";
+  run.records.push_back(Rec(
+      record::kBinding,
+      {{"policy", "cores"}, {"oversubscribed", true}, {"oversubscription", why}, {"ranks", json::array()}}));
+  const Reduction red = Reduce(run, SyntheticNoMpi());
+  EXPECT_EQ(red.binding["policy"], "cores");
+  EXPECT_FALSE(red.binding.contains("type"));
+  ASSERT_EQ(red.points.size(), 6u);
+  for (const PointResult& p : red.points) {
+    EXPECT_FALSE(p.valid);
+    EXPECT_EQ(p.invalid_reason, OversubscribedPointReason(why));
+    EXPECT_EQ(p.diagnosis, Diagnosis::kInvalid);
+  }
+  run.records.back()["oversubscribed"] = false;
+  run.records.back()["oversubscription"] = "";
+  // Not oversubscribed: the synthetic point is back to what measured it
+  // (the start gate refuses it, as without a binding record).
+  EXPECT_EQ(Reduce(run, SyntheticNoMpi()).points[0].invalid_reason,
+            Reduce(SyntheticRun(), SyntheticNoMpi()).points[0].invalid_reason);
+  EXPECT_TRUE(Reduce(SyntheticRun(), SyntheticNoMpi()).binding.is_null());
 }
 
 TEST(Reduce, NoRecordsNoPoints) {

@@ -103,6 +103,32 @@ TEST(TestInstance, JsonDocumentHasExactlyTheAgreedKeys) {
   EXPECT_EQ(doc["tests"][1]["kind"], "invalid-case");
 }
 
+// The case's binding and oversubscribe reach the harness in every overlap
+// deployment (and so the calibration cache's key).
+TEST(TestInstance, PlansCarryTheBinding) {
+  Parsed<CaseSpec> p = ParseCaseSpec(
+      "name: x\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\nbinding: none\n"
+      "oversubscribe: allow\n",
+      "x.yaml");
+  ASSERT_TRUE(p.ok()) << p.ErrorText();
+  const std::vector<std::string> binding = {"--binding", "none", "--oversubscribe", "allow"};
+  for (Deployment d :
+       {Deployment::kBasic, Deployment::kDedicated, Deployment::kPoll, Deployment::kThreadNuma}) {
+    const std::vector<std::string> args = PlanDeployment(d, "mpich", *p.value).harness_args;
+    ASSERT_GE(args.size(), 4u) << ToString(d);
+    EXPECT_EQ(std::vector<std::string>(args.begin(), args.begin() + 4), binding) << ToString(d);
+  }
+  const std::vector<std::string> poll = PlanDeployment(Deployment::kPoll, "mpich", *p.value).harness_args;
+  EXPECT_EQ(poll.at(4), "--progression");
+  const CaseSpec defaults = *ParseCaseSpec(
+                                 "name: x\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: "
+                                 "[1ms]}\n",
+                                 "x.yaml")
+                                 .value;
+  EXPECT_EQ(PlanDeployment(Deployment::kBasic, "openmpi", defaults).harness_args,
+            (std::vector<std::string>{"--binding", "cores", "--oversubscribe", "refuse"}));
+}
+
 TEST(TestInstance, DeploymentPlans) {
   Parsed<CaseSpec> p = LoadCaseSpec(kOverlap);
   ASSERT_TRUE(p.ok());
@@ -113,6 +139,7 @@ TEST(TestInstance, DeploymentPlans) {
   EXPECT_TRUE(PlanDeployment(Deployment::kBasic, "openmpi", *p.value).skip.empty());
   const TestInstance partitioned{*LoadCaseSpec(kPartitioned).value, 2, std::nullopt};
   EXPECT_EQ(partitioned.Plan("mpich").env.at("OMP_WAIT_POLICY"), "PASSIVE");
+  EXPECT_TRUE(partitioned.Plan("mpich").harness_args.empty());
   EXPECT_EQ(partitioned.Context().kind, CaseKind::kPartitioned);
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "nbcguard/binding.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/partitioned.h"
 #include "nbcguard/reference.h"
@@ -13,9 +14,9 @@
 namespace nbcguard {
 
 // Keys of the two kinds: name, nodes, repetitions, labels, timeout and kind
-// are common; collective, threads, deployment, grid and reference belong to
-// overlap cases, partitioned to partitioned cases. A key of the other kind
-// is an error at that key.
+// are common; collective, threads, deployment, grid, reference, progression,
+// binding and oversubscribe belong to overlap cases, partitioned to
+// partitioned cases. A key of the other kind is an error at that key.
 struct CaseSpec {
   std::string file;  // path it was read from
   std::string name;  // [a-z0-9_-]+, used in test names and labels
@@ -39,6 +40,11 @@ struct CaseSpec {
   // the computation (poll) or the harness's progress thread (thread-*) calls
   // MPI_Test on the running collective, in seconds.
   double progress_interval = 100e-6;
+  // kind overlap: whether each rank binds its computation to cores of its
+  // own (binding.h; the thread-* deployments place by their policy), and
+  // whether a node whose ranks need more cores than it has is measured.
+  BindingPolicy binding = BindingPolicy::kCores;
+  OversubscribePolicy oversubscribe = OversubscribePolicy::kRefuse;
 };
 
 // Reads and validates a case file.

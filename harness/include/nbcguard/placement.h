@@ -16,6 +16,7 @@
 // order.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +30,12 @@ const char* ToString(PlacementPolicy p);  // "bind", "numa", "odd-even"
 // first processing unit (what sched_setaffinity takes), in topology order.
 struct NodeTopology {
   std::vector<std::vector<int>> numa_cores;
+  // Every processing unit's core (the core's first one); empty: one unit per core.
+  std::map<int, int> pu_core;
   int cores() const;
-  std::string Describe() const;  // "2 NUMA nodes x 4 cores (0-3 | 4-7)"
+  std::vector<int> AllCores() const;  // in topology order
+  int CoreOf(int pu) const;           // -1: not a unit of these cores
+  std::string Describe() const;       // "2 NUMA nodes x 4 cores (0-3 | 4-7)"
 };
 
 // The topology of the machine this runs on (hwloc), or of an hwloc
@@ -48,6 +53,9 @@ struct Placement {
   std::vector<RankPlacement> ranks;  // per local rank
   std::string error;                 // non-empty: this policy does not fit (why)
 };
+
+// "0-3" for more than two consecutive cpus, "0,2,4" otherwise, "none" when empty.
+std::string FormatCpuList(const std::vector<int>& cpus);
 
 // `threads`: computation threads per rank, 0 = as many as fit.
 Placement PlaceRanks(const NodeTopology& topo, int local_ranks, PlacementPolicy policy, int threads);

@@ -57,6 +57,17 @@ inline constexpr std::string_view kBarrierSkew = "barrier_skew";
 // (results.json progression.placement).
 inline constexpr std::string_view kPlacement = "placement";
 
+// Where every rank's computation ran (binding.h). Fields: policy (cores,
+// none, or placement for the thread-* deployments, with placement: bind,
+// numa, odd-even), oversubscribe (refuse, allow), oversubscribed, and
+// oversubscription (why, "" when not), topology (rank 0's node, text),
+// ranks [{rank, host, node_rank, node_ranks, launcher_cpus (the process's
+// cpus before MPI_Init), process_cpus (after binding), thread_cpus [thread]
+// [cpu] (each computation thread's, read back)}]. Writer: overlap mode.
+// Readers: Reduce (results.json binding; an oversubscribed run's points are
+// INVALID), overlap_run.cc (the r_mpi_impact jobs bind the same way).
+inline constexpr std::string_view kBinding = "binding";
+
 // Wrong data from a collective or a mechanism; the run stops there. Fields
 // (overlap, cpu, bcast-ack, verify): collective, count, bytes (per rank),
 // error; (partitioned): mechanism, partition_bytes, partitions, order,
@@ -77,7 +88,7 @@ inline constexpr std::string_view kCalibrationCacheStore = "calibration_cache_st
 
 // The run cannot measure in this deployment and ends without a verdict.
 // Fields: reason. Writer: overlap mode (thread level, placement, too few
-// cores), partitioned mode (no MPI-4 partitioned communication). Reader:
+// cores, oversubscribed, binding refused), partitioned mode (no MPI-4 partitioned communication). Reader:
 // driver_main.cc (SKIP).
 inline constexpr std::string_view kSkip = "skip";
 
@@ -150,9 +161,9 @@ inline constexpr std::string_view kClockProbes = "clock_probes";
 
 // The computation with MPI initialised and idle, for r_mpi_impact, in
 // passive.<round>.jsonl (not raw.jsonl). Fields: comp_target [s], n,
-// threads, times [rank * reps + i] [s], reps, late (a rank started late);
-// the driver adds round when it merges the records into the run. Writer:
-// passive mode. Readers: driver_main.cc, Reduce and ImpactRatiosPerRound.
+// threads, times [rank * reps + i] [s], reps, late (a rank started late),
+// thread_cpus [rank][thread][cpu] (read back); the driver adds round when it merges the records into the run.
+// Writer: passive mode. Readers: driver_main.cc, Reduce and ImpactRatiosPerRound.
 inline constexpr std::string_view kPassive = "passive";
 
 // One message size of the broadcast-with-acknowledgement check. Fields:
@@ -173,6 +184,7 @@ inline constexpr std::string_view kAllTypes[] = {
     kClock,
     kBarrierSkew,
     kPlacement,
+    kBinding,
     kConformanceFailure,
     kCalibrationCache,
     kCalibrationCacheStore,

@@ -81,6 +81,7 @@ struct Reduction {
   nlohmann::json mpi_impact;        // per comp target
   nlohmann::json cpu_overhead;      // per comm target: CPU-busy fractions (Hoefler et al., 2006)
   nlohmann::json samples;           // per point: every sample's global times
+  nlohmann::json binding;           // where each rank computed (binding.h); null when not recorded
   std::string conformance_error;    // non-empty: a collective returned wrong data
   int late_redone = 0;
 };

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <string>
 
+#include "affinity.h"
 #include "gemm.h"
 
 namespace {
@@ -24,9 +25,13 @@ std::string ProcessIndex() {
   return "pid" + std::to_string(getpid());
 }
 
-}  // namespace
-
-namespace {
+// The launcher's rank as a number; -1 when the launcher gives none.
+int RankNumber() {
+  const std::string index = ProcessIndex();
+  char* end = nullptr;
+  const long r = std::strtol(index.c_str(), &end, 10);
+  return !index.empty() && *end == '\0' && r >= 0 ? static_cast<int>(r) : -1;
+}
 
 int ComputeMain(int argc, char** argv) {
   CLI::App app{"nbcguard-compute: the OpenMP GEMM computation without MPI"};
@@ -51,12 +56,23 @@ int ComputeMain(int argc, char** argv) {
   app.add_option("--start-realtime", start, "CLOCK_REALTIME instant of the first run (all processes)")
       ->required();
   app.add_option("--out-dir", out_dir, "write compute.<rank>.json here")->required();
+  std::string thread_cpus, process_cpus;
+  app.add_option("--thread-cpus", thread_cpus,
+                 "per rank ('/'-separated) the cpus of its computation threads (','-separated)");
+  app.add_option("--process-cpus", process_cpus, "per rank ('/'-separated) the cpus of its process");
   CLI11_PARSE(app, argc, argv);
 
   nbcguard::ComputeTeam team(threads);
+  // On the cpus the overlap job's computation ran on, found by the launcher's rank.
+  std::string error;
+  if (!nbcguard::BindAsRank(team, thread_cpus, process_cpus, RankNumber(), &error)) {
+    std::cerr << "nbcguard-compute: binding the computation as the overlap job did: " << error << "\n";
+    return 2;
+  }
   nlohmann::json out;
   out["threads"] = threads;
   out["process"] = ProcessIndex();
+  out["thread_cpus"] = nbcguard::TeamThreadCpus(team);  // read back after binding
   out["results"] = nlohmann::json::array();
   if (targets.size() != sizes.size()) {
     std::cerr << "nbcguard-compute: --targets needs one time per size\n";

@@ -46,6 +46,12 @@ class ImpactRounds {
   void WithoutMpi(int round);
   bool Launch(const fs::path& rdir, double margin, NoMpiLaunch* launch);
   bool Settled() const;
+  // `args` and the overlap job's binding, when it had one.
+  std::vector<std::string> WithBinding(std::vector<std::string> args) const {
+    if (!s_.thread_cpus.empty())
+      args.insert(args.end(), {"--thread-cpus", s_.thread_cpus, "--process-cpus", s_.process_cpus});
+    return args;
+  }
 
   const ImpactSetup& s_;
   const int per_round_;
@@ -80,12 +86,12 @@ ImpactRuns ImpactRounds::Run(Watchdog* watchdog) {
 void ImpactRounds::WithMpi(int round) {
   const fs::path raw_path = s_.dir / ("passive." + std::to_string(round) + ".jsonl");
   fs::remove(raw_path);
-  ProcessResult r =
-      RunProcess(LaunchCommand(s_.cfg, s_.nodes, s_.cfg.harness,
-                               {"--mode", "passive", "--threads", std::to_string(s_.threads), "--sizes",
-                                list_, "--comp", JoinPrecise(s_.targets), "--repetitions",
-                                std::to_string(per_round_), "--out", raw_path.string()}),
-                 s_.env, std::max(1.0, s_.left()));
+  ProcessResult r = RunProcess(
+      LaunchCommand(s_.cfg, s_.nodes, s_.cfg.harness,
+                    WithBinding({"--mode", "passive", "--threads", std::to_string(s_.threads), "--sizes",
+                                 list_, "--comp", JoinPrecise(s_.targets), "--repetitions",
+                                 std::to_string(per_round_), "--out", raw_path.string()})),
+      s_.env, std::max(1.0, s_.left()));
   RawRun raw = ReadRaw(raw_path.string());
   if (r.exit_code != 0 || !raw.ended) {
     out_.error = "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
@@ -105,10 +111,11 @@ bool ImpactRounds::Launch(const fs::path& rdir, double margin, NoMpiLaunch* laun
   fs::remove_all(rdir);
   fs::create_directories(rdir);
   ProcessResult r = RunProcess(
-      LaunchCommand(s_.cfg, s_.nodes, s_.cfg.compute,
-                    {"--threads", std::to_string(s_.threads), "--sizes", list_, "--targets",
-                     JoinPrecise(s_.targets), "--repetitions", std::to_string(per_round_), "--start-realtime",
-                     Precise(RealtimeSeconds() + margin), "--out-dir", rdir.string()}),
+      LaunchCommand(
+          s_.cfg, s_.nodes, s_.cfg.compute,
+          WithBinding({"--threads", std::to_string(s_.threads), "--sizes", list_, "--targets",
+                       JoinPrecise(s_.targets), "--repetitions", std::to_string(per_round_),
+                       "--start-realtime", Precise(RealtimeSeconds() + margin), "--out-dir", rdir.string()})),
       s_.env, std::max(1.0, s_.left()));
   if (r.exit_code != 0) {
     out_.error = r.timed_out ? "computation without MPI timed out"

@@ -1,6 +1,7 @@
 // r_mpi_impact: the same computation with MPI initialised and idle (a short
 // harness job) and in processes that never load MPI (nbcguard-compute),
-// started by the same launcher with the same ranks, threads and sizes.
+// started by the same launcher with the same ranks, threads, sizes and
+// binding.
 //
 // The two kinds of job alternate in rounds (in turn first), and each round
 // gives one ratio: on a machine whose cores change speed over seconds (on
@@ -56,6 +57,9 @@ struct ImpactSetup {
   std::filesystem::path dir;
   std::map<std::string, std::string> env;
   std::function<double()> left;
+  // Where the overlap job's computation ran (RankCpusArg, binding.h): both
+  // kinds of job bind theirs the same way; empty when it was left unbound.
+  std::string thread_cpus, process_cpus;
 };
 
 ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog);

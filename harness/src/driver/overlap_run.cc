@@ -8,6 +8,7 @@
 #include "compare_cmd.h"
 #include "console.h"
 #include "impact_jobs.h"
+#include "nbcguard/binding.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/results_io.h"
@@ -96,6 +97,26 @@ CaseSpec RestrictedTo(const CaseSpec& c, const std::vector<std::pair<double, dou
   return again;
 }
 
+// The r_mpi_impact jobs' computation on the cpus of the overlap job's (its
+// "binding" record), unless that one was left unbound.
+void BindImpactJobs(const RawRun& raw, ImpactSetup* impact) {
+  for (const json* b : RecordsOfType(raw, record::kBinding)) {
+    if ((*b).value("policy", "") == ToString(BindingPolicy::kNone)) continue;
+    std::vector<std::vector<int>> threads, process;
+    for (const json& r : (*b)["ranks"]) {
+      std::vector<int> mine;
+      for (const json& t : r["thread_cpus"]) {
+        if (t.empty()) return;  // a thread's cpus could not be read: leave the jobs unbound
+        mine.push_back(t[0]);   // each bound to one cpu
+      }
+      threads.push_back(mine);
+      process.push_back(r["process_cpus"].get<std::vector<int>>());
+    }
+    impact->thread_cpus = RankCpusArg(threads);
+    impact->process_cpus = RankCpusArg(process);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> OverlapJob::LeadingArgs(const JobSetup& s) const {
@@ -130,7 +151,8 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw
   for (const json* t : RecordsOfType(*raw, record::kThreads)) threads_ = (*t)["threads"];
   for (const json* ph : RecordsOfType(*raw, record::kPhaseTimes)) phase_times_ = *ph;
   ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, s.test.spec.repetitions,
-                     s.dir, s.plan.env,   s.left};
+                     s.dir, s.plan.env,   s.left,   {}, {}};
+  BindImpactJobs(*raw, &impact);
   for (const json* p : RecordsOfType(*raw, record::kCompCalibration)) {
     if (!(*p)["converged"].get<bool>()) continue;
     impact.sizes.push_back((*p)["size"]);
@@ -280,7 +302,9 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
 int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
   int rc = first->rc;
   const Verdict& fv = first->verdict;
-  if (rc == kFail && t.ro.confirm && (!fv.failures.empty() || !fv.invalid.empty()))
+  // An oversubscribed run's points are invalid by design; a second job on the same node would be too.
+  const bool oversubscribed = red_.binding.value("oversubscribed", false);
+  if (rc == kFail && t.ro.confirm && !oversubscribed && (!fv.failures.empty() || !fv.invalid.empty()))
     rc = ConfirmFailures(t, first);
   if ((rc == kPass || rc == kFail) && !t.ro.baseline.empty() &&
       CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout) == kFail)

@@ -105,6 +105,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
         {"threads", info.threads}}},
       {"reference", info.reference_json},
       {"progression", info.progression},
+      {"binding", red.binding},
       {"calibration", red.calibration},
       {"mpi_impact", red.mpi_impact},
       {"cpu_overhead", red.cpu_overhead},

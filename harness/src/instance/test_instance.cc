@@ -14,16 +14,19 @@ using json = nlohmann::json;
 DeploymentPlan PlanDeployment(Deployment d, const std::string& impl, const CaseSpec& c) {
   DeploymentPlan p;
   p.env["OMP_WAIT_POLICY"] = "PASSIVE";  // idle compute threads must not spin against MPI
+  // Where the computation runs (binding.h); the thread-* deployments place by their policy instead.
+  p.harness_args = {"--binding", ToString(c.binding), "--oversubscribe", ToString(c.oversubscribe)};
   if (d == Deployment::kBasic) return p;
   if (IsApplicationProgression(d)) {
     const std::string interval = Precise(c.progress_interval);
     if (d == Deployment::kPoll) {
-      p.harness_args = {"--progression", "poll", "--progress-interval", interval};
+      p.harness_args.insert(p.harness_args.end(), {"--progression", "poll", "--progress-interval", interval});
     } else {
       const std::string policy = d == Deployment::kThreadBind   ? "bind"
                                  : d == Deployment::kThreadNuma ? "numa"
                                                                 : "odd-even";
-      p.harness_args = {"--progression", "thread", "--placement", policy, "--progress-interval", interval};
+      p.harness_args.insert(p.harness_args.end(), {"--progression", "thread", "--placement", policy,
+                                                   "--progress-interval", interval});
     }
     return p;
   }

@@ -27,10 +27,22 @@ int NodeTopology::cores() const {
   return n;
 }
 
-namespace {
+std::vector<int> NodeTopology::AllCores() const {
+  std::vector<int> all;
+  for (const auto& numa : numa_cores) all.insert(all.end(), numa.begin(), numa.end());
+  return all;
+}
 
-// "0-3" for consecutive indexes, "0,2,4" otherwise.
-std::string CoreList(const std::vector<int>& cores) {
+int NodeTopology::CoreOf(int pu) const {
+  if (!pu_core.empty()) {
+    const auto it = pu_core.find(pu);
+    return it == pu_core.end() ? -1 : it->second;
+  }
+  const std::vector<int> all = AllCores();
+  return std::find(all.begin(), all.end(), pu) == all.end() ? -1 : pu;
+}
+
+std::string FormatCpuList(const std::vector<int>& cores) {
   if (cores.empty()) return "none";
   bool consecutive = true;
   for (std::size_t i = 1; i < cores.size(); ++i) consecutive = consecutive && cores[i] == cores[i - 1] + 1;
@@ -41,11 +53,9 @@ std::string CoreList(const std::vector<int>& cores) {
   return s;
 }
 
-}  // namespace
-
 std::string NodeTopology::Describe() const {
   std::string per;
-  for (const auto& numa : numa_cores) per += (per.empty() ? "" : " | ") + CoreList(numa);
+  for (const auto& numa : numa_cores) per += (per.empty() ? "" : " | ") + FormatCpuList(numa);
   const std::size_t n = numa_cores.size();
   return std::to_string(n) + " NUMA node" + (n == 1 ? "" : "s") + ", " + std::to_string(cores()) +
          " cores (" + per + ")";
@@ -79,6 +89,8 @@ std::optional<NodeTopology> TopologyFromHwloc(const std::string& synthetic, std:
       if (hwloc_bitmap_isincluded(core->cpuset, hwloc_get_obj_by_type(raw, HWLOC_OBJ_NUMANODE, j)->cpuset))
         which = j;
     out.numa_cores[which].push_back(pu);
+    for (int unit = hwloc_bitmap_first(core->cpuset); unit >= 0; unit = hwloc_bitmap_next(core->cpuset, unit))
+      out.pu_core[unit] = pu;
   }
   out.numa_cores.erase(std::remove_if(out.numa_cores.begin(), out.numa_cores.end(),
                                       [](const std::vector<int>& v) { return v.empty(); }),
@@ -92,8 +104,7 @@ std::optional<NodeTopology> TopologyFromHwloc(const std::string& synthetic, std:
 
 Placement PlaceRanks(const NodeTopology& topo, int local_ranks, PlacementPolicy policy, int threads) {
   Placement p;
-  std::vector<int> all;
-  for (const auto& numa : topo.numa_cores) all.insert(all.end(), numa.begin(), numa.end());
+  const std::vector<int> all = topo.AllCores();
   if (policy == PlacementPolicy::kNuma) {
     for (const auto& numa : topo.numa_cores) p.free_cores.push_back(numa.back());
   } else if (policy == PlacementPolicy::kOddEven) {

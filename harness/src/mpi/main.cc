@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "affinity.h"
 #include "mode_context.h"
 #include "modes/modes.h"
 #include "nbcguard/clock_tree.h"
@@ -83,6 +84,8 @@ int HarnessMain(int argc, char** argv) {
   for (const Mode& m : kModes) mode_names.push_back(m.name);
   AddOptions(app, o, mode_names);
 
+  // The cpus the launcher gave this process, before the library can change them.
+  o.launch_cpus = CallingThreadCpus();
   int provided = 0;
   MPI_Init_thread(&argc, &argv, RequiredThreadLevel(argc, argv), &provided);
   o.thread_level = provided;

@@ -1,6 +1,5 @@
 #include "mode_context.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "affinity.h"
 #include "nbcguard/clock_tree.h"
 #include "nbcguard/raw_records.h"
 
@@ -19,16 +19,6 @@ namespace nbcguard {
 namespace {
 
 using json = nlohmann::json;
-
-std::vector<int> Affinity() {
-  std::vector<int> cores;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0)
-    for (int c = 0; c < CPU_SETSIZE; ++c)
-      if (CPU_ISSET(c, &set)) cores.push_back(c);
-  return cores;
-}
 
 json ProgressEnvironment() {
   json env = json::object();
@@ -72,7 +62,7 @@ std::string Hostname() {
 void WriteContext(ModeContext& c, int thread_level_provided) {
   const Options& o = c.o;
   std::vector<std::string> hosts = c.comm.GatherStrings(Hostname());
-  std::vector<std::string> affinity = c.comm.GatherStrings(json(Affinity()).dump());
+  std::vector<std::string> affinity = c.comm.GatherStrings(json(CallingThreadCpus()).dump());
   json ctx = {{"mode", o.mode},
               {"collective", o.mode == "partitioned" ? std::string() : o.collective},
               {"ranks", c.comm.size()},

@@ -63,6 +63,21 @@ void AddProgressionOptions(CLI::App& app, Options& o) {
       ->check(CLI::IsMember({"bind", "numa", "odd-even"}));
 }
 
+void AddBindingOptions(CLI::App& app, Options& o) {
+  app.add_option("--binding", o.binding,
+                 "cores: each rank binds its computation to cores of its own; none: the launcher's binding")
+      ->check(CLI::IsMember(BindingPolicyNames()));
+  app.add_option(
+         "--oversubscribe", o.oversubscribe,
+         "refuse: skip when a node's ranks need more cores than it has; allow: measure, points INVALID")
+      ->check(CLI::IsMember(OversubscribePolicyNames()));
+  app.add_option(
+      "--thread-cpus", o.thread_cpus,
+      "passive mode: per rank ('/'-separated) the cpus of its computation threads (','-separated)");
+  app.add_option("--process-cpus", o.process_cpus,
+                 "passive mode: per rank ('/'-separated) the cpus of its process (','-separated)");
+}
+
 }  // namespace
 
 void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes) {
@@ -86,6 +101,7 @@ void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes
   app.add_option("--max-bytes", o.max_bytes, "largest buffer of one rank");
   AddInjectionOptions(app, o);
   AddProgressionOptions(app, o);
+  AddBindingOptions(app, o);
   app.add_option("--fault", o.fault,
                  "inject a failure: a rank exits or hangs, or results are corrupted (testing)")
       ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));

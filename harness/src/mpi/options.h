@@ -40,7 +40,15 @@ struct Options {
   std::string progression = "none";  // none | poll | thread: application-side progression
   double progress_interval = CaseDefaults().progress_interval;  // seconds between MPI_Test calls
   std::string placement = "bind";  // thread: bind | numa | odd-even (placement.h)
-  std::string fault = "none";      // none | exit | hang | corrupt: for testing failure handling
+  // Where the computation runs (nbcguard/binding.h): cores | none, and
+  // whether a node whose ranks need more cores than it has is measured.
+  std::string binding = ToString(CaseDefaults().binding);
+  std::string oversubscribe = ToString(CaseDefaults().oversubscribe);
+  // passive mode: the overlap job's binding, per rank ('/'-separated), its
+  // computation threads' cpus and its process's cpus (','-separated); empty: unbound.
+  std::string thread_cpus, process_cpus;
+  std::vector<int> launch_cpus;  // the calling thread's cpus before MPI_Init (the launcher's)
+  std::string fault = "none";    // none | exit | hang | corrupt: for testing failure handling
   int fault_rank = 1;
   int fault_point = 1;  // overlap point (0-based, grid order) where the fault happens
   std::string out;

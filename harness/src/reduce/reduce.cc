@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nbcguard/binding.h"
 #include "nbcguard/diagnosis.h"
 #include "nbcguard/metrics.h"
 #include "nbcguard/peer_overlap.h"
@@ -350,6 +351,14 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   const CpuOverhead cpu = CpuOverheadOf(run, clocks);
   red.cpu_overhead = cpu.rows;
 
+  // An oversubscribed run (oversubscribe: allow) is measured, never judged.
+  std::string oversubscribed;
+  for (const json* rec : RecordsOfType(run, record::kBinding)) {
+    red.binding = *rec;
+    red.binding.erase("type");
+    if ((*rec).value("oversubscribed", false)) oversubscribed = (*rec).value("oversubscription", "");
+  }
+
   std::map<std::string, const json*> measured_points;
   for (const json* rec : RecordsOfType(run, record::kPoint))
     measured_points[Key((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
@@ -369,6 +378,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
         const std::string gate = GateFailure(p, timing);
         if (!gate.empty()) Invalidate(&p, gate);
       }
+      if (!oversubscribed.empty()) Invalidate(&p, OversubscribedPointReason(oversubscribed));
 
       const auto imp = impact.per_comp.find(comp);
       p.r_mpi_impact = imp != impact.per_comp.end() ? imp->second : Summarize({});

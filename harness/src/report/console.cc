@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <map>
 
+#include "nbcguard/binding.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard {
@@ -73,6 +74,15 @@ void PrintRunContext(std::ostream& out, const RunInfo& info) {
   }
 }
 
+// Where each rank computed, and a warning when the ranks shared cores.
+void PrintBinding(std::ostream& out, const json& binding) {
+  if (!binding.is_object()) return;
+  out << BindingLine(binding) << "\n";
+  if (binding.value("oversubscribed", false))
+    out << "WARNING: " << binding.value("oversubscription", "")
+        << "; measured anyway (oversubscribe: allow): every point INVALID\n";
+}
+
 }  // namespace
 
 std::string Us(double s) { return std::isfinite(s) ? Num(s * 1e6, 2) + " us" : "-"; }
@@ -89,6 +99,7 @@ void PrintClockSync(std::ostream& out, const nlohmann::json& clock) {
 
 void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, const Verdict& v) {
   PrintRunContext(out, info);
+  PrintBinding(out, red.binding);
   PrintClockSync(out, red.clock);
   if (red.barrier.is_object()) {
     out << "; exit skew median/max: synchronized barrier "

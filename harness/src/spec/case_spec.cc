@@ -514,16 +514,21 @@ void ParseNodes(const Value& v, CaseSpec& c) {
   }
 }
 
-void ParseKind(const Value& v, CaseSpec& c) {
+// One of a few names: the value, or an error naming the allowed ones (and a near miss).
+template <class E>
+void ParseChoice(const Value& v, std::optional<E> (*parse)(const std::string&),
+                 const std::vector<std::string>& names, E& out) {
   std::optional<std::string> name = yaml_schema::ScalarText(v.node);
-  std::optional<CaseKind> kind = name ? ParseCaseKind(*name) : std::nullopt;
-  if (kind) {
-    c.kind = *kind;
+  std::optional<E> value = name ? parse(*name) : std::nullopt;
+  if (value) {
+    out = *value;
   } else {
     v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
-                       (name ? yaml_schema::DidYouMean(*name, CaseKindNames()) : std::string()));
+                       (name ? yaml_schema::DidYouMean(*name, names) : std::string()));
   }
 }
+
+void ParseKind(const Value& v, CaseSpec& c) { ParseChoice(v, ParseCaseKind, CaseKindNames(), c.kind); }
 
 void ParseThreads(const Value& v, CaseSpec& c) {
   if (v.node.IsScalar() && v.node.Scalar() == "auto") {
@@ -536,6 +541,14 @@ void ParseThreads(const Value& v, CaseSpec& c) {
   } else {
     v.Expected();
   }
+}
+
+void ParseBinding(const Value& v, CaseSpec& c) {
+  ParseChoice(v, ParseBindingPolicy, BindingPolicyNames(), c.binding);
+}
+
+void ParseOversubscribe(const Value& v, CaseSpec& c) {
+  ParseChoice(v, ParseOversubscribePolicy, OversubscribePolicyNames(), c.oversubscribe);
 }
 
 void ParseDeployments(const Value& v, CaseSpec& c) {
@@ -592,7 +605,8 @@ const std::vector<CaseField>& AllCaseFields() {
         ParseNodes},
        kBoth},
       {{"threads", "auto or a thread count from 1 to " + std::to_string(kMaxThreads), Need::kOptional, "auto",
-        "kind overlap: OpenMP computation threads per process; auto = cores per process", ParseThreads},
+        "kind overlap: OpenMP computation threads per process; auto = the node's cores divided among its ranks (at least 1)",
+        ParseThreads},
        kOverlapOnly},
       {{"deployment", yaml_schema::DeploymentType(), Need::kOptional, "[basic]",
         "kind overlap: where computation and progress run; one test per entry", ParseDeployments},
@@ -638,6 +652,19 @@ const std::vector<CaseField>& AllCaseFields() {
         "kind overlap: application-side progression of the poll and thread-* deployments (docs/cases.md, "
         "\"Progress strategies\")",
         ParseProgression},
+       kOverlapOnly},
+      {{"binding", "one of " + yaml_schema::Join(BindingPolicyNames()), Need::kOptional, "cores",
+        "kind overlap: cores: each rank binds its computation threads to a block of cores of its own "
+        "(threads plus the cores the deployment keeps free), whatever the launcher did; none: the "
+        "launcher's binding is kept (to measure unbound); the thread-* deployments place by their policy "
+        "(docs/cases.md, \"Binding\")",
+        ParseBinding},
+       kOverlapOnly},
+      {{"oversubscribe", "one of " + yaml_schema::Join(OversubscribePolicyNames()), Need::kOptional, "refuse",
+        "kind overlap: when a node's ranks need more cores (threads plus the cores kept free, per rank) "
+        "than it has: refuse SKIPs the test with the numbers; allow measures it, warns, and reports every "
+        "point INVALID",
+        ParseOversubscribe},
        kOverlapOnly},
   };
   return fields;

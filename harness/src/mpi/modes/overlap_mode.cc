@@ -1,6 +1,6 @@
 // The overlap mode: BenchNBC's grid (Denis et al., CCPE 2022). The
-// computation's team is set up (with the progress thread and its placement
-// for the thread-* deployments), clocks are synchronized, every target is
+// computation's team is set up and bound (binding.h; with the progress
+// thread and its placement for the thread-* deployments), clocks are synchronized, every target is
 // calibrated, then each point of the grid measures its two references and
 // the overlap run, after the row's CPU overhead phase.
 #include <functional>
@@ -12,6 +12,7 @@
 #include "nbcguard/stats.h"
 #include "overlap.h"
 #include "progress_thread.h"
+#include "rank_binding.h"
 
 namespace nbcguard {
 namespace {
@@ -27,17 +28,12 @@ struct Workers {
   std::unique_ptr<ProgressThread> progress;
 };
 
-// The placement of this node's ranks under the --placement policy, from
-// the node's topology (hwloc, described in *topology) and this node's
-// rank count.
-std::optional<Placement> PlaceOnThisNode(const ModeContext& c, std::string* error, std::string* topology) {
-  std::optional<NodeTopology> topo = TopologyFromHwloc("", error);
-  if (!topo) return std::nullopt;
-  *topology = topo->Describe();
+// The placement of this node's ranks under the --placement policy.
+std::optional<Placement> PlaceOnThisNode(const ModeContext& c, const NodeView& node, std::string* error) {
   const PlacementPolicy policy = c.o.placement == "numa"       ? PlacementPolicy::kNuma
                                  : c.o.placement == "odd-even" ? PlacementPolicy::kOddEven
                                                                : PlacementPolicy::kBind;
-  Placement p = PlaceRanks(*topo, c.comm.ranks_on_node(), policy, c.o.threads);
+  Placement p = PlaceRanks(node.topo, node.slot.local_ranks, policy, c.o.threads);
   if (!p.error.empty()) {
     *error = p.error;
     return std::nullopt;
@@ -46,10 +42,10 @@ std::optional<Placement> PlaceOnThisNode(const ModeContext& c, std::string* erro
 }
 
 // Every rank's cores, gathered into one record with the node's topology.
-void RecordPlacement(ModeContext& c, const RankPlacement& mine, const std::string& topology) {
+void RecordPlacement(ModeContext& c, const NodeView& node, const RankPlacement& mine) {
   const std::string entry = json({{"rank", c.comm.rank()},
-                                  {"host", Hostname()},
-                                  {"node_rank", c.comm.node_rank()},
+                                  {"host", node.host},
+                                  {"node_rank", node.slot.local_rank},
                                   {"compute_cores", mine.compute_cores},
                                   {"progress_core", mine.progress_core}})
                                 .dump();
@@ -57,69 +53,102 @@ void RecordPlacement(ModeContext& c, const RankPlacement& mine, const std::strin
   for (const std::string& r : c.comm.GatherStrings(entry)) ranks.push_back(json::parse(r));
   c.raw.Write(record::kPlacement, {{"policy", c.o.placement},
                                    {"interval", c.o.progress_interval},
-                                   {"topology", topology},
+                                   {"topology", node.topo.Describe()},
                                    {"ranks", ranks}});
 }
+
+BindingPolicy Binding(const ModeContext& c) {
+  return *ParseBindingPolicy(c.o.binding);
+}  // checked by the CLI
+
+void Skip(ModeContext& c, const std::string& reason) { c.raw.Write(record::kSkip, {{"reason", reason}}); }
 
 // The computation's thread count; for thread-* the placement policy decides
 // the computation's cores and the progress thread's core (placement.h).
 // Empty when the run cannot go on here (a "skip" record says why).
-std::optional<int> ComputeThreads(ModeContext& c, std::optional<RankPlacement>* placed,
-                                  std::string* topology) {
+std::optional<int> ComputeThreads(ModeContext& c, const NodeView& node,
+                                  std::optional<RankPlacement>* placed) {
   // Dedicated: one core per rank is kept free of computation for progress.
-  int threads = (c.o.threads > 0 ? c.o.threads : AutoThreads(c.comm.ranks_on_node())) - c.o.reserve;
+  int threads = CoresPerRank(c, node, Binding(c)) - c.o.reserve;
   if (c.o.progression == "thread") {
     if (c.o.thread_level < MPI_THREAD_SERIALIZED) {
-      c.raw.Write(record::kSkip,
-                  {{"reason",
-                    "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided "
-                    "level " +
-                        std::to_string(c.o.thread_level)}});
+      Skip(c, "a harness progress thread needs MPI_THREAD_SERIALIZED; the library provided level " +
+                  std::to_string(c.o.thread_level));
       return std::nullopt;
     }
     std::string error;
-    std::optional<Placement> plan = PlaceOnThisNode(c, &error, topology);
-    if (plan) *placed = plan->ranks[c.comm.node_rank()];
+    std::optional<Placement> plan = PlaceOnThisNode(c, node, &error);
+    if (plan) *placed = plan->ranks[node.slot.local_rank];
     const std::string skip = c.comm.FirstError(error);
     if (!skip.empty()) {
-      c.raw.Write(record::kSkip, {{"reason", skip}});
+      Skip(c, skip);
       return std::nullopt;
     }
     threads = static_cast<int>((*placed)->compute_cores.size());
   }
   if (c.comm.AnyTrue(threads < 1)) {
-    c.raw.Write(record::kSkip,
-                {{"reason", "the 'dedicated' deployment keeps " + std::to_string(c.o.reserve) +
-                                " core per rank free, but a rank here has only " +
-                                std::to_string(threads + c.o.reserve) + " core(s) (" +
-                                std::to_string(c.comm.ranks_on_node()) + " ranks share this node)"}});
+    Skip(c, "the 'dedicated' deployment keeps " + std::to_string(c.o.reserve) +
+                " core per rank free, but a rank here has only " + std::to_string(threads + c.o.reserve) +
+                " core(s) (" + std::to_string(node.slot.local_ranks) + " ranks share this node)");
     return std::nullopt;
   }
   return threads;
 }
 
-// The team, and for thread-* its binding and the progress thread. False
-// when the run cannot go on here (a "skip" record says why).
+// thread-*: the computation on the policy's cores, the progress thread on
+// its core. False when the run cannot go on here (a "skip" record says why).
+bool StartPlaced(ModeContext& c, const NodeView& node, const RankPlacement& placed, Workers* w) {
+  std::string error;
+  if (!w->team->Bind(placed.compute_cores, &error)) error = "binding the computation: " + error;
+  w->progress = std::make_unique<ProgressThread>(placed.progress_core, c.o.progress_interval);
+  if (error.empty() && !w->progress->WaitBound())
+    error = "binding the progress thread to cpu " + std::to_string(placed.progress_core) + " was refused";
+  const std::string failed = c.comm.FirstError(error);
+  if (!failed.empty()) {
+    Skip(c, "placement " + c.o.placement + ": " + failed);
+    return false;
+  }
+  RecordPlacement(c, node, placed);
+  RecordBinding(c, node, *w->team, {"placement", c.o.placement, "", c.o.launch_cpus});
+  return true;
+}
+
+// The other deployments: each rank's computation on a block of cores of
+// its own (--binding cores) or where the launcher put it (none), after the
+// check that the node's ranks fit on its cores. False when the run cannot
+// go on here (a "skip" record says why).
+bool StartBound(ModeContext& c, const NodeView& node, ComputeTeam& team) {
+  const BindingPolicy policy = Binding(c);
+  const std::string oversubscribed = AgreedOversubscription(c, node, team.threads(), policy);
+  if (!oversubscribed.empty() && c.o.oversubscribe != ToString(OversubscribePolicy::kAllow)) {
+    Skip(c, OversubscribedSkipReason(oversubscribed));
+    return false;
+  }
+  BindingFacts facts{ToString(policy), "", oversubscribed, {}};
+  std::string error;
+  if (!BindToBlock(c, node, policy, team, &facts.process_cpus, &error)) {
+    Skip(c, "binding " + c.o.binding + ": " + error);
+    return false;
+  }
+  RecordBinding(c, node, team, facts);
+  return true;
+}
+
+// The team, bound, and for thread-* the progress thread. False when the run
+// cannot go on here (a "skip" record says why).
 bool StartWorkers(ModeContext& c, Workers* w) {
+  std::string error;
+  std::optional<NodeView> node = ViewNode(c, &error);
+  if (!node) {
+    Skip(c, "the node's cores (hwloc): " + error);
+    return false;
+  }
   std::optional<RankPlacement> placed;
-  std::string topology;
-  const std::optional<int> threads = ComputeThreads(c, &placed, &topology);
+  const std::optional<int> threads = ComputeThreads(c, *node, &placed);
   if (!threads) return false;
   w->team = std::make_unique<ComputeTeam>(*threads);
   c.raw.Write(record::kThreads, {{"threads", *threads}});
-  if (!placed) return true;
-  std::string error;
-  if (!w->team->Bind(placed->compute_cores, &error)) error = "binding the computation: " + error;
-  w->progress = std::make_unique<ProgressThread>(placed->progress_core, c.o.progress_interval);
-  if (error.empty() && !w->progress->WaitBound())
-    error = "binding the progress thread to cpu " + std::to_string(placed->progress_core) + " was refused";
-  const std::string failed = c.comm.FirstError(error);
-  if (!failed.empty()) {
-    c.raw.Write(record::kSkip, {{"reason", "placement " + c.o.placement + ": " + failed}});
-    return false;
-  }
-  RecordPlacement(c, *placed, topology);
-  return true;
+  return placed ? StartPlaced(c, *node, *placed, w) : StartBound(c, *node, *w->team);
 }
 
 // One sample of `kind`, four stamps: t1 start, t2 after the start call, t3
