@@ -1,5 +1,6 @@
-# Injected imbalance (reference behaviour slow-rank: rank 0 computes about
-# 1.7x as long as rank 1) must be diagnosed as imbalance, never as overlap:
+# Injected imbalance (reference behaviour slow-rank: rank 0 sleeps 40 % of
+# every ms, so it computes about 1.7x as long as rank 1) must be diagnosed
+# as imbalance, never as overlap:
 # every measured point flagged, rank 0 the slowest, diagnosis
 # rank-imbalance, and no point diagnosed overlap or partial-overlap.
 include(${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)

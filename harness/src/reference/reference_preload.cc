@@ -217,14 +217,21 @@ class Thief {
 // (on cores that share throughput, a rank computing while its neighbour
 // spins would run faster and hide part of the loss).
 //
+// slow-rank uses the same timer on one rank, but its handler sleeps until
+// share x period has passed (then spins off what the wake-up left): the core
+// is freed, as for a rank descheduled in favour of another process. A spin
+// there slowed the other rank's vCPU too and made the injected imbalance
+// depend on the host.
+//
 // The handler adds up what it actually took; MPI_Finalize appends it to
 // NBCGUARD_REFERENCE_LOG (when set) so the check can compare the share
 // delivered with the one asked for (a coarse timer would deliver less).
 class PeriodicSteal {
  public:
   static constexpr int kSignalFromMax = 3;  // SIGRTMAX - 3: not used by glibc, Open MPI or MPICH
-  void Start(double share, double period) {
+  void Start(double share, double period, bool sleep) {
     share_ = share;
+    sleep_ = sleep;
     period_ = period;
     const int sig = InstallHandler(kSignalFromMax, &PeriodicSteal::Handler, "passive-impact");
     instance_ = this;
@@ -255,7 +262,12 @@ class PeriodicSteal {
     const double entered = Now();
     const double until = std::min(entered + self->share_ * self->period_,
                                   (std::floor(entered / self->period_) + 1) * self->period_);
-    double now = entered;
+    if (self->sleep_) {
+      const timespec at = ToTimespec(until);
+      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
+      }
+    }
+    double now = Now();
     while (now < until) now = Now();
     self->taken_ns_.fetch_add(static_cast<long long>((now - entered) * 1e9));
     self->ticks_.fetch_add(1);
@@ -263,6 +275,7 @@ class PeriodicSteal {
   }
   static PeriodicSteal* instance_;
   double share_ = 0, period_ = 1, started_ = 0;
+  bool sleep_ = false;
   timer_t timer_{};
   bool armed_ = false;
   std::atomic<long long> taken_ns_{0};
@@ -308,7 +321,7 @@ void AfterInit() {
   State& s = S();
   if (s.spec.behaviour == ReferenceBehaviour::kPassiveImpact ||
       (s.spec.behaviour == ReferenceBehaviour::kSlowRank && IsLateRank(MPI_COMM_WORLD, s.spec)))
-    s.steal.Start(s.spec.share, s.spec.period);
+    s.steal.Start(s.spec.share, s.spec.period, s.spec.behaviour == ReferenceBehaviour::kSlowRank);
   if (s.spec.behaviour == ReferenceBehaviour::kCpuThief) s.thief.Install();
 }
 
