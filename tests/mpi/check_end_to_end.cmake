@@ -20,6 +20,7 @@ foreach(phase "calibrating computation [12]/2" "grid point [12]/2" "r_mpi_impact
     message(FATAL_ERROR "no progress line 'e2e n2 basic: ${phase}' on the terminal")
   endif()
 endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/second_job.cmake)
 set(file "${OUT}/e2e/n2/basic/results.json")
 file(READ "${file}" json)
 
@@ -55,7 +56,22 @@ foreach(i RANGE ${last})
   string(JSON valid GET "${json}" points ${i} valid)
   if(NOT valid)
     string(JSON why GET "${json}" points ${i} invalid_reason)
-    message(FATAL_ERROR "point ${i} invalid: ${why}")
+    # A point a validity gate refused keeps its figures and is measured
+    # again by a second job (docs/method.md, "Validity gates"): the pipeline
+    # worked if that job measured it. Refused in both jobs, the machine was
+    # disturbed twice: INCONCLUSIVE, which the test reports as skipped
+    # (SKIP_REGULAR_EXPRESSION), never as passed. Any other invalid point
+    # fails.
+    refused_by_gate("${json}" ${i} refused)
+    if(NOT refused)
+      message(FATAL_ERROR "point ${i} invalid: ${why}")
+    endif()
+    second_job_valid("${json}" ${i} again_valid)
+    if(NOT again_valid)
+      message(FATAL_ERROR "end-to-end INCONCLUSIVE: point ${i} refused by a validity gate in both jobs (first: ${why}); the machine was disturbed")
+    endif()
+    message("point ${i}: refused by a validity gate in the first job (${why}), valid when measured again")
+    continue()  # its figures are a disturbed run's; the second job's are checked by its verdict
   endif()
   foreach(t t_comm_ref t_comp_ref t_measured t_call t_comp t_wait)
     expect_number("point ${i} ${t}" points ${i} ${t})

@@ -165,7 +165,40 @@ TEST(Gates, UnstableComputationIsRefused) {
   PointResult p = Quiet();
   p.comp_ref_spread = 1.3;
   EXPECT_NE(GateFailure(p, QuietClock()).find("computation unstable"), std::string::npos);
-  p.comp_ref_spread = 0.72;  // the largest of 114 points of a quiet pipeline run
+  p.comp_ref_spread = 0.72;  // the largest of 194 points of a quiet pipeline run
+  EXPECT_EQ(GateFailure(p, QuietClock()), "");
+}
+
+TEST(Gates, UnstableCommunicationIsRefused) {
+  PointResult p = Quiet();
+  p.comm_ref_spread = 1.83;  // t_comm_ref 1.0-10.4 ms for a 1 ms target, three busy processes beside
+  EXPECT_NE(GateFailure(p, QuietClock())
+                .find("communication unstable: interquartile range of the communication reference 1.83 x its "
+                      "median (bound 1.00)"),
+            std::string::npos)
+      << GateFailure(p, QuietClock());
+  p.comm_ref_spread = 0.36;  // the largest of 194 points of a quiet pipeline run
+  EXPECT_EQ(GateFailure(p, QuietClock()), "");
+}
+
+TEST(Gates, AReferenceFarSlowerThanItsCalibratedTargetIsRefused) {
+  PointResult p = Quiet();
+  p.comm_target = 1e-3;
+  p.comp_target = 500e-6;
+  p.t_comm_ref = 5.05e-3;  // three busy processes started after calibration
+  p.t_measured = 5.5e-3;
+  EXPECT_NE(GateFailure(p, QuietClock())
+                .find("communication reference 5.05ms, 5.0 x its calibrated target 1ms (bound 3 x): the "
+                      "machine's speed changed since calibration"),
+            std::string::npos)
+      << GateFailure(p, QuietClock());
+  p.t_comm_ref = 1.56e-3;  // the largest of a quiet pipeline run
+  EXPECT_EQ(GateFailure(p, QuietClock()), "");
+  p.t_comp_ref = 1.8e-3;  // 3.6 x
+  EXPECT_NE(GateFailure(p, QuietClock()).find("computation reference 1.8ms, 3.6 x"), std::string::npos)
+      << GateFailure(p, QuietClock());
+  p.t_comp_ref = 100e-6;  // faster than calibrated: not this gate's concern
+  p.t_measured = 1.6e-3;
   EXPECT_EQ(GateFailure(p, QuietClock()), "");
 }
 
@@ -185,6 +218,7 @@ TEST(Gates, MeasuredFasterThanEitherAloneIsRefused) {
 TEST(Gates, UnmeasuredFiguresDoNotRefuse) {
   PointResult p = Quiet();
   p.comp_ref_spread = std::nan("");
+  p.comm_ref_spread = std::nan("");
   p.start_skew = std::nan("");
   EXPECT_EQ(GateFailure(p, {std::nan(""), std::nan("")}), "");
 }

@@ -61,6 +61,8 @@ struct PointResult {
   // Interquartile range / median of the computation reference: how stable
   // the computation itself was during the point (a validity gate).
   double comp_ref_spread = Imbalance::kNotMeasured;
+  // The same for the communication reference (the collective alone).
+  double comm_ref_spread = Imbalance::kNotMeasured;
   // Median over the overlap samples of the spread of the ranks' start
   // stamps (seconds, global clock): how far from "all at once" the
   // synchronized barrier's release really was (a validity gate).

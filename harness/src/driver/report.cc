@@ -84,6 +84,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       jp["late_exits"] = late(p.late_exits);
       jp["imbalance"] = ImbalanceJson(p.imbalance);
       jp["comp_ref_spread"] = Finite(p.comp_ref_spread);
+      jp["comm_ref_spread"] = Finite(p.comm_ref_spread);
       jp["start_skew"] = Finite(p.start_skew);
     }
     jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "nbcguard/stats.h"
 #include "nbcguard/units.h"
@@ -101,10 +102,18 @@ std::string GateFailure(const PointResult& p, const TimingQuality& q, const Gate
     return "the ranks started the overlap runs " + FormatDuration(p.start_skew) + " apart (median), over " +
            Percent(b.start_share) + " of the shorter reference (" + FormatDuration(b.start_share * shorter) + ")" +
            ": a rank was descheduled after the synchronized barrier, or the clocks were disturbed";
-  if (std::isfinite(p.comp_ref_spread) && p.comp_ref_spread > b.comp_spread)
-    return "computation unstable: interquartile range of the computation reference " +
-           Fixed(p.comp_ref_spread, 2) + " x its median (bound " + Fixed(b.comp_spread, 2) +
-           "): the machine's speed changed during the point";
+  for (const auto& [spread, what] : {std::pair{p.comp_ref_spread, "computation"},
+                                     std::pair{p.comm_ref_spread, "communication"}})
+    if (std::isfinite(spread) && spread > b.comp_spread)
+      return std::string(what) + " unstable: interquartile range of the " + what + " reference " +
+             Fixed(spread, 2) + " x its median (bound " + Fixed(b.comp_spread, 2) +
+             "): the machine's speed changed during the point";
+  for (const auto& [ref, target, what] : {std::tuple{p.t_comm_ref, p.comm_target, "communication"},
+                                         std::tuple{p.t_comp_ref, p.comp_target, "computation"}})
+    if (Positive(target) && ref > b.target_factor * target)
+      return std::string(what) + " reference " + FormatDuration(ref) + ", " + Fixed(ref / target, 1) +
+             " x its calibrated target " + FormatDuration(target) + " (bound " + Fixed(b.target_factor, 0) +
+             " x): the machine's speed changed since calibration";
   if (std::isfinite(p.r_comp_slowdown.median) && p.r_comp_slowdown.median < b.comp_faster_floor)
     return "r_comp_slowdown " + Fixed(p.r_comp_slowdown.median, 2) + " below " + Fixed(b.comp_faster_floor, 2) +
            ": the computation ran more than twice as fast beside the collective as alone, which no "

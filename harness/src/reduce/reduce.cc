@@ -318,6 +318,7 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   p->osu_overlap_pct = peers.osu_pct;
   p->imb_overlap_pct = peers.imb_pct;
   p->comp_ref_spread = RelativeIqr(comp_ref);
+  p->comm_ref_spread = RelativeIqr(comm_ref);
   p->start_skew = Median(o.start_skew);
   p->imbalance = MeasureImbalance(PerRankMedians(rank_comp_ref), PerRankMedians(o.rank_compute), p->t_comm_ref,
                                   p->t_comp_ref);

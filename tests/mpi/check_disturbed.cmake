@@ -1,0 +1,68 @@
+# A run disturbed by a load started during it (three busy processes beside
+# the two ranks on two cores, from the end of the communication calibration
+# until the second job starts: tests/mpi/disturb.sh) must not be read as a
+# valid result. Checked on the first job's results.json:
+# - the load ran (the script says so);
+# - at least one point was refused by a validity gate, keeping its figures
+#   and its reason, and every refused point was measured again by the
+#   second job; refused there too (the machine still disturbed):
+#   INCONCLUSIVE, reported as skipped;
+# - no point the first job kept as valid reads overlap (r_overhead median
+#   below 0.5): the e2e case's Iallreduce does not progress in the
+#   background on either library (no-progression, r_overhead about 1, when
+#   quiet), and a disturbed reference made such points read -0.70 to 0.60
+#   before the gates.
+# The verdict may be PASS or FAIL (exit 0 or 1); the run itself must end.
+include(${CMAKE_CURRENT_LIST_DIR}/second_job.cmake)
+find_program(BASH bash REQUIRED)
+set(dir "${OUT}/e2e/n2/basic")
+file(REMOVE_RECURSE "${OUT}")
+execute_process(COMMAND "${BASH}" "${CMAKE_CURRENT_LIST_DIR}/disturb.sh" "${dir}" 3
+                        "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(NOT rc EQUAL 0 AND NOT rc EQUAL 1)
+  message(FATAL_ERROR "nbcguard run under load failed with exit ${rc}:\n${err}")
+endif()
+if(NOT out MATCHES "disturb: 3 busy processes started")
+  message(FATAL_ERROR "the load was never started: the run ended before its communication calibration")
+endif()
+file(READ "${dir}/results.json" json)
+string(JSON n LENGTH "${json}" points)
+math(EXPR last "${n} - 1")
+set(refused_points 0)
+set(both 0)
+foreach(i RANGE ${last})
+  string(JSON valid GET "${json}" points ${i} valid)
+  string(JSON at_comp GET "${json}" points ${i} comp_target)
+  if(valid)
+    string(JSON r GET "${json}" points ${i} r_overhead median)
+    string(JSON d GET "${json}" points ${i} diagnosis)
+    message("comp ${at_comp}: kept as valid under load: r_overhead ${r}, ${d}")
+    if(r LESS 0.5)
+      message(FATAL_ERROR "comp ${at_comp}: the disturbed run read as overlap (r_overhead ${r}, ${d}) and was kept as valid")
+    endif()
+    continue()
+  endif()
+  string(JSON why GET "${json}" points ${i} invalid_reason)
+  refused_by_gate("${json}" ${i} refused)
+  if(NOT refused)
+    message(FATAL_ERROR "comp ${at_comp}: invalid without its figures (${why}): not a validity gate's refusal")
+  endif()
+  math(EXPR refused_points "${refused_points} + 1")
+  second_job_valid("${json}" ${i} again_valid)
+  message("comp ${at_comp}: refused under load (${why}); measured again: valid ${again_valid}")
+  if(NOT again_valid)
+    math(EXPR both "${both} + 1")
+  endif()
+endforeach()
+if(refused_points EQUAL 0)
+  message(FATAL_ERROR "no point was refused although three busy processes shared the two cores during the run")
+endif()
+if(NOT out MATCHES "invalid in the first job: ")
+  message(FATAL_ERROR "the confirmation does not list the points invalid in the first job")
+endif()
+if(both GREATER 0)
+  message(FATAL_ERROR "disturbed-run INCONCLUSIVE: ${both} point(s) refused again by the second job, after the load stopped")
+endif()
+message(STATUS "disturbed run: ${refused_points} of ${n} point(s) refused under load and measured again")
