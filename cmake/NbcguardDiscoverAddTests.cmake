@@ -99,9 +99,12 @@ function(_nbcguard_test_code out test driver prefix suffix extra_labels properti
   nbcguard_bracket(qlabels "${labels}")
   set(props " LABELS ${qlabels}")
   # A measurement runs alone (timing) and may skip (77: the machine cannot
-  # run it); a broken case file is a quick check that only reports it.
+  # run it) or end INCONCLUSIVE (exit 5 and its own line: points refused in
+  # both jobs, no limit exceeded), reported as not run, never as passed; a
+  # broken case file is a quick check that only reports it.
   if(NOT kind STREQUAL "invalid-case")
-    string(APPEND props " RUN_SERIAL TRUE SKIP_RETURN_CODE 77")
+    string(APPEND props " RUN_SERIAL TRUE SKIP_RETURN_CODE 77"
+                        " SKIP_REGULAR_EXPRESSION [==[INCONCLUSIVE [^:]+: points refused]==]")
   endif()
   foreach(key timeout processors)
     _nbcguard_json_get(value "${test}" ${key} "")

@@ -46,7 +46,7 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
                     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
     message("---- ${name}: nbcguard run --reference ${behaviour} --baseline ${OUT}/${baseline} (exit ${rc})\n${out}")
     # Reference cases match no threshold rule: the verdict is FAIL (exit 1).
-    if(NOT rc EQUAL 0 AND NOT rc EQUAL 1)
+    if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
       message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
     endif()
     execute_process(COMMAND "${CHECKER}" "${OUT}/${name}/ref-compare/n2/basic/results.json" RESULT_VARIABLE crc)
@@ -71,6 +71,13 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
         if(lo LESS low OR hi GREATER high)
           set(clean FALSE)
           message("${name}: point ${i} r_overhead interval [${lo}, ${hi}] reaches past [${low}, ${high}]")
+        endif()
+        # compare does not compare a point flagged for rank imbalance (the
+        # two vCPUs at different speeds: 1.26-2.21x here on a quiet machine)
+        string(JSON flagged GET "${rj}" points ${i} imbalance flagged)
+        if(flagged)
+          set(clean FALSE)
+          message("${name}: point ${i} flagged for rank imbalance: compare would not compare it")
         endif()
       endforeach()
     endif()

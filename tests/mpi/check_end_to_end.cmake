@@ -1,6 +1,6 @@
 # Runs one case through the driver and checks results.json: every grid point
 # valid with finite t_* and all four ratios and both CPU-busy fractions, the
-# context recorded, and the verdict present. The verdict itself may be PASS or FAIL (exit 0 or 1): this
+# context recorded, and the verdict present. The verdict may be PASS, FAIL or INCONCLUSIVE (exit 0, 1, 5): this
 # test is about the measurement pipeline, the case tests are about limits.
 # The driver runs on a terminal (a pty from util-linux's script), as a person
 # would run it, so its progress line must show; missing-thresholds runs with
@@ -12,7 +12,7 @@ string(REPLACE "\r" "" out "${out}")
 string(ASCII 27 esc)
 string(REPLACE "${esc}[K" "" out "${out}")
 message("${out}")
-if(NOT rc EQUAL 0 AND NOT rc EQUAL 1)
+if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
   message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
 endif()
 foreach(phase "calibrating computation [12]/2" "grid point [12]/2" "r_mpi_impact round 1 ")

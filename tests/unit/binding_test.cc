@@ -90,6 +90,7 @@ TEST(Binding, BlocksUseOnlyTheAllowedCores) {
 TEST(Binding, TooFewCoresWrapRound) {
   const NodeTopology t = Hwloc("core:2 pu:1");
   std::vector<int> first;
+  first.reserve(4);
   for (int r = 0; r < 4; ++r) first.push_back(BlockOf(t, r, 1, 0).compute.at(0));
   EXPECT_EQ(first, (std::vector<int>{0, 1, 0, 1}));
   const RankBlock big = BlockOf(t, 0, 3, 0);

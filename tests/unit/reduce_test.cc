@@ -168,7 +168,7 @@ TEST(Reduce, GridIsCommMajorWithEveryPoint) {
 
 // The synthetic point's figures, measured though a gate refused it.
 PointResult Measured() {
-  const PointResult p = Reduce(SyntheticRun(), SyntheticNoMpi()).points[0];
+  PointResult p = Reduce(SyntheticRun(), SyntheticNoMpi()).points[0];
   EXPECT_FALSE(p.valid);
   EXPECT_NE(p.invalid_reason.find("the ranks started the overlap runs 1s apart (median)"), std::string::npos)
       << p.invalid_reason;

@@ -96,6 +96,33 @@ TEST(ImbalanceVerdict, LimitMetOnlyWithTheSlackIsInvalid) {
             std::string::npos)
       << v.invalid[0].line;
   EXPECT_TRUE(v.failures.empty());
+  // Refused, nothing else wrong: inconclusive, not a pass and not a failure.
+  EXPECT_TRUE(v.invalid[0].refused);
+  EXPECT_TRUE(v.Inconclusive());
+  EXPECT_EQ(v.Summary().rfind("INCONCLUSIVE: 1 point(s) refused", 0), 0u) << v.Summary();
+}
+
+// A point a validity gate refused is inconclusive too; beside a limit
+// exceeded, or beside a point that could not be measured, the test fails.
+TEST(ImbalanceVerdict, RefusedPointsAloneAreInconclusive) {
+  PointResult refused = Flagged(0.2, 0.2);
+  refused.valid = false;
+  refused.refused = true;
+  refused.invalid_reason = "clock error";
+  EXPECT_TRUE(Evaluate({refused}, Ctx(), {OverlapRule(0.7)}).Inconclusive());
+  PointResult unmeasured = refused;
+  unmeasured.refused = false;
+  unmeasured.comp_target = 2e-3;
+  const Verdict mixed = Evaluate({refused, unmeasured}, Ctx(), {OverlapRule(0.7)});
+  EXPECT_FALSE(mixed.Inconclusive());
+  EXPECT_EQ(mixed.Summary().rfind("FAIL: 2 invalid point(s)", 0), 0u) << mixed.Summary();
+  PointResult beyond = Flagged(0.9, 0.9);
+  beyond.comp_target = 4e-3;
+  const Verdict failed = Evaluate({refused, beyond}, Ctx(), {OverlapRule(0.7)});
+  EXPECT_FALSE(failed.Inconclusive());
+  EXPECT_FALSE(failed.failures.empty());
+  // Nothing applied: a failure whatever the points.
+  EXPECT_FALSE(Evaluate({refused}, Ctx(), {}).Inconclusive());
 }
 
 // ... passes one it meets even with all of the slack counted against it...

@@ -10,7 +10,18 @@
 namespace nbcguard {
 
 // The driver's exit codes (CTest: SKIP_RETURN_CODE 77).
-enum ExitCode : int { kPass = 0, kFail = 1, kUsage = 2, kHarnessFailed = 3, kConformance = 4, kSkip = 77 };
+// kInconclusive: no limit exceeded, but points refused in every job that
+// measured them (a disturbed machine, ranks computing unequally): not a pass,
+// not the library's failure (docs/ctest-and-ci.md).
+enum ExitCode : int {
+  kPass = 0,
+  kFail = 1,
+  kUsage = 2,
+  kHarnessFailed = 3,
+  kConformance = 4,
+  kInconclusive = 5,
+  kSkip = 77
+};
 
 // %.17g: a number passed on a command line reads back exactly.
 inline std::string Precise(double v) {
@@ -46,12 +57,14 @@ inline std::vector<std::filesystem::path> YamlFiles(const std::string& dir) {
   return files;
 }
 
-// The worse of two outcomes of tests run one after the other: any failure
-// over a pass, the higher failure code over a lower one; a skip counts only
-// when nothing else ran (start from kSkip).
+// The worse of two outcomes of tests run one after the other: inconclusive
+// over a pass, any failure over both, the higher failure code over a lower
+// one; a skip counts only when nothing else ran (start from kSkip).
 inline int Worse(int worst, int rc) {
   if (rc == kSkip) return worst;
-  return worst == kSkip || worst == kPass || (rc != kPass && rc > worst) ? rc : worst;
+  if (worst == kSkip) return rc;
+  auto severity = [](int c) { return c == kPass ? 0 : c == kInconclusive ? 1 : 2 + c; };
+  return severity(rc) > severity(worst) ? rc : worst;
 }
 
 }  // namespace nbcguard

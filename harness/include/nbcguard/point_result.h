@@ -16,10 +16,10 @@ namespace nbcguard {
 // MeasureImbalance). Times in seconds; NaN when not measured.
 struct Imbalance {
   static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
-  double ref_slack = kNotMeasured;      // slowest - fastest rank's median, computation reference
-  double overlap_slack = kNotMeasured;  // the same for the computation inside the overlap run
-  double ref_ratio = kNotMeasured;      // slowest / fastest rank's median, computation reference
-  double overlap_ratio = kNotMeasured;  // the same inside the overlap run
+  double ref_slack = kNotMeasured;           // slowest - fastest rank's median, computation reference
+  double overlap_slack = kNotMeasured;       // the same for the computation inside the overlap run
+  double ref_ratio = kNotMeasured;           // slowest / fastest rank's median, computation reference
+  double overlap_ratio = kNotMeasured;       // the same inside the overlap run
   int slowest_rank = -1, fastest_rank = -1;  // in the computation reference
   // ref_slack / min(t_comm_ref, t_comp_ref): the most the slack can have
   // lowered r_overhead.
@@ -61,13 +61,15 @@ struct PointResult {
   // Interquartile range / median of the computation reference: how stable
   // the computation itself was during the point (a validity gate).
   double comp_ref_spread = Imbalance::kNotMeasured;
+  // Invalid because a validity gate refused the measurement (the machine
+  // was disturbed), not because the point could not be measured.
+  bool refused = false;
   // The same for the communication reference (the collective alone).
   double comm_ref_spread = Imbalance::kNotMeasured;
   // Median over the overlap samples of the spread of the ranks' start
   // stamps (seconds, global clock): how far from "all at once" the
   // synchronized barrier's release really was (a validity gate).
   double start_skew = Imbalance::kNotMeasured;
-
 
   // Peers' figures from the same samples (percent; peer_overlap.h,
   // docs/method.md, "The peers' figures"): one figure per point, as the

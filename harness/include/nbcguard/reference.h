@@ -39,14 +39,14 @@ struct ReferenceSpec {
   // bytes the send buffer of one rank (as BytesPerRank in the harness). The
   // bandwidth is far below shared memory's, so the real transfer done at
   // completion adds only a few percent.
-  double latency = 20e-6;    // seconds
-  double bandwidth = 50e6;   // bytes per second
-  int late_rank = -1;        // kLateRank, kLateExit: the late rank; kSlowRank: the slow one; -1 = the last rank
+  double latency = 20e-6;   // seconds
+  double bandwidth = 50e6;  // bytes per second
+  int late_rank = -1;  // kLateRank, kLateExit: the late rank; kSlowRank: the slow one; -1 = the last rank
   double late_delay = 1e-3;  // kLateRank, kLateExit: seconds that rank is late entering / leaving
   // At most kMaxShare: the computing thread must keep some of its time.
   static constexpr double kMaxShare = 0.9;
-  double share =
-      0.5;  // kPassiveImpact, kSlowRank: fraction of each period taken from the computing thread, (0, kMaxShare]
+  double share = 0.5;  // kPassiveImpact, kSlowRank: fraction of each period taken from the computing thread,
+                       // (0, kMaxShare]
   double period = 1e-3;  // kPassiveImpact, kSlowRank: seconds between the starts of two losses
 
   double Duration(std::uint64_t bytes) const { return latency + static_cast<double>(bytes) / bandwidth; }

@@ -24,8 +24,8 @@ constexpr double kImbalanceBound = 0.2;
 // the collective's time from first start to last end without any progress
 // during computation. Flagged when effect > kImbalanceBound. NaN fields
 // (and not flagged) when fewer than 2 ranks or a time is not positive.
-Imbalance MeasureImbalance(const std::vector<double>& ref_per_rank, const std::vector<double>& overlap_per_rank,
-                           double t_comm_ref, double t_comp_ref);
+Imbalance MeasureImbalance(const std::vector<double>& ref_per_rank,
+                           const std::vector<double>& overlap_per_rank, double t_comm_ref, double t_comp_ref);
 
 // How much of a limited ratio an imbalance can have hidden at a point: for
 // r_overhead the effect, for r_comm the reference slack / t_comm_ref, 0 for

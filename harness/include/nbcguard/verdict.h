@@ -56,6 +56,9 @@ struct Finding {
 struct InvalidPoint {
   std::string line;
   std::optional<std::pair<double, double>> at;
+  // Measured, but refused: by a validity gate, or a limit met only with the
+  // ranks' unequal computing in its favour. Not the library's failure.
+  bool refused = false;
   bool operator==(const InvalidPoint& o) const { return line == o.line && at == o.at; }
 };
 
@@ -83,7 +86,10 @@ struct Verdict {
   // first of a point's lines goes on with what the second job found there.
   // The rules were applied to the second job's figures there.
   std::vector<std::string> remeasured;
-  std::string Summary() const;                    // one line: PASS/FAIL and counts
+  // Not passed, but only because of refused points (InvalidPoint::refused):
+  // no limit exceeded, something applied. INCONCLUSIVE, exit kInconclusive.
+  bool Inconclusive() const;
+  std::string Summary() const;                    // one line: PASS/FAIL/INCONCLUSIVE and counts
   std::vector<std::string> InvalidLines() const;  // the lines of `invalid`, one per (point, rule), in order
 };
 

@@ -290,7 +290,7 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   first->results["confirmation"] = confirmation;
   if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
     std::cout << "error: " << e << "\n";
-  return final_verdict.pass ? kPass : kFail;
+  return VerdictCode(final_verdict);
 }
 
 }  // namespace
@@ -304,7 +304,8 @@ int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
   const Verdict& fv = first->verdict;
   // An oversubscribed run's points are invalid by design; a second job on the same node would be too.
   const bool oversubscribed = red_.binding.value("oversubscribed", false);
-  if (rc == kFail && t.ro.confirm && !oversubscribed && (!fv.failures.empty() || !fv.invalid.empty()))
+  if ((rc == kFail || rc == kInconclusive) && t.ro.confirm && !oversubscribed &&
+      (!fv.failures.empty() || !fv.invalid.empty()))
     rc = ConfirmFailures(t, first);
   if ((rc == kPass || rc == kFail) && !t.ro.baseline.empty() &&
       CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout) == kFail)

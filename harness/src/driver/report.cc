@@ -31,10 +31,10 @@ namespace {
 json Finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 json ImbalanceJson(const Imbalance& im) {
-  return {{"ref_slack", Finite(im.ref_slack)},         {"overlap_slack", Finite(im.overlap_slack)},
-          {"ref_ratio", Finite(im.ref_ratio)},         {"overlap_ratio", Finite(im.overlap_ratio)},
-          {"slowest_rank", im.slowest_rank},           {"fastest_rank", im.fastest_rank},
-          {"effect", Finite(im.effect)},               {"flagged", im.flagged},
+  return {{"ref_slack", Finite(im.ref_slack)}, {"overlap_slack", Finite(im.overlap_slack)},
+          {"ref_ratio", Finite(im.ref_ratio)}, {"overlap_ratio", Finite(im.overlap_ratio)},
+          {"slowest_rank", im.slowest_rank},   {"fastest_rank", im.fastest_rank},
+          {"effect", Finite(im.effect)},       {"flagged", im.flagged},
           {"bound", kImbalanceBound}};
 }
 
@@ -156,6 +156,7 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
   json checked = json::array();  // the points the thresholds judged: [comm_target, comp_target]
   for (const auto& [comm, comp] : v.checked) checked.push_back({comm, comp});
   return {{"pass", v.pass},
+          {"inconclusive", v.Inconclusive()},
           {"summary", v.Summary()},
           {"threshold_file", threshold_file},
           {"checked", checked},

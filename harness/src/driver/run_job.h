@@ -15,6 +15,7 @@
 
 #include "ctest_measurements.h"
 #include "launcher.h"
+#include "nbcguard/driver_common.h"
 #include "nbcguard/reduce.h"
 #include "nbcguard/test_instance.h"
 #include "nbcguard/threshold_spec.h"
@@ -122,6 +123,9 @@ struct JobOutcome {
   const ThresholdSpec* spec = nullptr;  // the library's thresholds (in `specs`), when found
   std::unique_ptr<JobKind> kind;        // its reduction
 };
+
+// kPass, kInconclusive (Verdict::Inconclusive) or kFail for a verdict.
+inline int VerdictCode(const Verdict& v) { return v.pass ? kPass : v.Inconclusive() ? kInconclusive : kFail; }
 
 // One job of `test`: writes raw.jsonl, `results_name` and the pictures into
 // `dir`, prints the table and verdict (and the CTest measurements when

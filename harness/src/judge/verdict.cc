@@ -110,6 +110,10 @@ std::string Verdict::Summary() const {
                           : ", " + std::to_string(remeasured.size()) + " invalid measured by a second job");
   if (pass) return "PASS: " + counts + noise;
   if (rules_applied <= 0) return "FAIL: no threshold rule applies to this test";
+  if (Inconclusive())
+    return "INCONCLUSIVE: " + Plural(invalid.size(), "point") +
+           " refused (a disturbed machine or ranks computing unequally), no limit exceeded; " + counts +
+           noise;
   std::string reasons;
   auto add = [&](const std::string& r) { reasons += (reasons.empty() ? "" : ", ") + r; };
   if (!failures.empty()) add(Plural(failures.size(), "limit") + " exceeded beyond noise");
@@ -117,6 +121,11 @@ std::string Verdict::Summary() const {
   if (points_checked <= 0 && invalid.empty()) add("no grid point in any rule's region");
   if (reasons.empty()) reasons = "not passed";
   return "FAIL: " + reasons + "; " + counts + noise;
+}
+
+bool Verdict::Inconclusive() const {
+  return !pass && rules_applied > 0 && failures.empty() && !invalid.empty() &&
+         std::all_of(invalid.begin(), invalid.end(), [](const InvalidPoint& i) { return i.refused; });
 }
 
 std::vector<std::string> Verdict::InvalidLines() const {
@@ -141,8 +150,8 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
     for (const PointResult& p : points) {
       if (!rule.region.Contains(p.comm_target, p.comp_target)) continue;
       if (!p.valid) {
-        v.invalid.push_back(
-            {InvalidLine(p, p.invalid_reason, rule), std::make_pair(p.comm_target, p.comp_target)});
+        v.invalid.push_back({InvalidLine(p, p.invalid_reason, rule),
+                             std::make_pair(p.comm_target, p.comp_target), p.refused});
         continue;
       }
       ++v.points_checked;
@@ -180,8 +189,8 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
             record(*limit.max, true, false);
           } else if (s.median + hidden > *limit.max) {
             imbalance += (imbalance.empty() ? "" : ", ") + std::string(MetricName(limit.metric)) + " " +
-                         Ratio(s.median) + " <= max " + Ratio(*limit.max) + " only with up to " + Ratio(hidden) +
-                         " hidden by slack";
+                         Ratio(s.median) + " <= max " + Ratio(*limit.max) + " only with up to " +
+                         Ratio(hidden) + " hidden by slack";
           }
         }
         if (limit.min) {
@@ -195,11 +204,11 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
       if (!imbalance.empty()) {
         const Imbalance& im = p.imbalance;
         v.invalid.push_back({InvalidLine(p,
-                                         "rank imbalance: rank " + std::to_string(im.slowest_rank) + " computed " +
-                                             Ratio(im.ref_ratio) + "x as long as rank " +
+                                         "rank imbalance: rank " + std::to_string(im.slowest_rank) +
+                                             " computed " + Ratio(im.ref_ratio) + "x as long as rank " +
                                              std::to_string(im.fastest_rank) + "; " + imbalance,
                                          rule),
-                             at});
+                             at, true});
       }
       if (!unmeasured.empty()) {
         std::string names;

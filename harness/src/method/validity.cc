@@ -34,7 +34,9 @@ Extremes ExtremesOf(const std::vector<double>& per_rank) {
   return e;
 }
 
-std::string Percent(double share) { return std::to_string(static_cast<int>(std::lround(share * 100))) + " %"; }
+std::string Percent(double share) {
+  return std::to_string(static_cast<int>(std::lround(share * 100))) + " %";
+}
 
 std::string Fixed(double x, int digits) {
   char buf[32];
@@ -44,8 +46,9 @@ std::string Fixed(double x, int digits) {
 
 }  // namespace
 
-Imbalance MeasureImbalance(const std::vector<double>& ref_per_rank, const std::vector<double>& overlap_per_rank,
-                           double t_comm_ref, double t_comp_ref) {
+Imbalance MeasureImbalance(const std::vector<double>& ref_per_rank,
+                           const std::vector<double>& overlap_per_rank, double t_comm_ref,
+                           double t_comp_ref) {
   Imbalance im;
   const Extremes ref = ExtremesOf(ref_per_rank);
   const Extremes ovl = ExtremesOf(overlap_per_rank);
@@ -100,22 +103,23 @@ std::string GateFailure(const PointResult& p, const TimingQuality& q, const Gate
            ": the ranks did not start together";
   if (std::isfinite(p.start_skew) && p.start_skew > b.start_share * shorter)
     return "the ranks started the overlap runs " + FormatDuration(p.start_skew) + " apart (median), over " +
-           Percent(b.start_share) + " of the shorter reference (" + FormatDuration(b.start_share * shorter) + ")" +
-           ": a rank was descheduled after the synchronized barrier, or the clocks were disturbed";
-  for (const auto& [spread, what] : {std::pair{p.comp_ref_spread, "computation"},
-                                     std::pair{p.comm_ref_spread, "communication"}})
+           Percent(b.start_share) + " of the shorter reference (" + FormatDuration(b.start_share * shorter) +
+           ")" + ": a rank was descheduled after the synchronized barrier, or the clocks were disturbed";
+  for (const auto& [spread, what] :
+       {std::pair{p.comp_ref_spread, "computation"}, std::pair{p.comm_ref_spread, "communication"}})
     if (std::isfinite(spread) && spread > b.comp_spread)
       return std::string(what) + " unstable: interquartile range of the " + what + " reference " +
              Fixed(spread, 2) + " x its median (bound " + Fixed(b.comp_spread, 2) +
              "): the machine's speed changed during the point";
   for (const auto& [ref, target, what] : {std::tuple{p.t_comm_ref, p.comm_target, "communication"},
-                                         std::tuple{p.t_comp_ref, p.comp_target, "computation"}})
+                                          std::tuple{p.t_comp_ref, p.comp_target, "computation"}})
     if (Positive(target) && ref > b.target_factor * target)
       return std::string(what) + " reference " + FormatDuration(ref) + ", " + Fixed(ref / target, 1) +
              " x its calibrated target " + FormatDuration(target) + " (bound " + Fixed(b.target_factor, 0) +
              " x): the machine's speed changed since calibration";
   if (std::isfinite(p.r_comp_slowdown.median) && p.r_comp_slowdown.median < b.comp_faster_floor)
-    return "r_comp_slowdown " + Fixed(p.r_comp_slowdown.median, 2) + " below " + Fixed(b.comp_faster_floor, 2) +
+    return "r_comp_slowdown " + Fixed(p.r_comp_slowdown.median, 2) + " below " +
+           Fixed(b.comp_faster_floor, 2) +
            ": the computation ran more than twice as fast beside the collective as alone, which no "
            "collective causes; the machine's speed changed between the runs";
   if (Positive(p.t_measured) && p.t_measured < b.measured_floor * longer)

@@ -226,8 +226,6 @@ struct OverlapSeries {
   json rows = json::array();  // [t_measured, t_call, t_comp, t_wait, t_mpi_unhidden] per sample
 };
 
-
-
 OverlapSeries OverlapOf(const GlobalSamples& samples, const PointResult& p) {
   OverlapSeries o;
   for (const auto& s : samples) {
@@ -320,8 +318,8 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   p->comp_ref_spread = RelativeIqr(comp_ref);
   p->comm_ref_spread = RelativeIqr(comm_ref);
   p->start_skew = Median(o.start_skew);
-  p->imbalance = MeasureImbalance(PerRankMedians(rank_comp_ref), PerRankMedians(o.rank_compute), p->t_comm_ref,
-                                  p->t_comp_ref);
+  p->imbalance = MeasureImbalance(PerRankMedians(rank_comp_ref), PerRankMedians(o.rank_compute),
+                                  p->t_comm_ref, p->t_comp_ref);
   red->samples.push_back({{"comm_target", p->comm_target},
                           {"comp_target", p->comp_target},
                           {"bytes_per_rank", rec["bytes"]},
@@ -377,9 +375,15 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       else MeasurePoint(*it->second, clocks, &p, &red);
       if (p.valid) {
         const std::string gate = GateFailure(p, timing);
-        if (!gate.empty()) Invalidate(&p, gate);
+        if (!gate.empty()) {
+          Invalidate(&p, gate);
+          p.refused = true;
+        }
       }
-      if (!oversubscribed.empty()) Invalidate(&p, OversubscribedPointReason(oversubscribed));
+      if (!oversubscribed.empty()) {
+        Invalidate(&p, OversubscribedPointReason(oversubscribed));
+        p.refused = false;  // the deployment's doing, not a disturbance: measured again, it is the same
+      }
 
       const auto imp = impact.per_comp.find(comp);
       p.r_mpi_impact = imp != impact.per_comp.end() ? imp->second : Summarize({});
@@ -387,9 +391,10 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
         p.cpu_busy_nbc = c->second.first;
         p.cpu_busy_blocking = c->second.second;
       }
-      p.diagnosis = !p.valid               ? Diagnosis::kInvalid
-                    : p.imbalance.flagged ? Diagnosis::kImbalance
-                                          : Diagnose(p.r_comm.median, p.r_comp_slowdown.median, p.r_mpi_impact.median);
+      p.diagnosis = !p.valid ? Diagnosis::kInvalid
+                    : p.imbalance.flagged
+                        ? Diagnosis::kImbalance
+                        : Diagnose(p.r_comm.median, p.r_comp_slowdown.median, p.r_mpi_impact.median);
       red.points.push_back(p);
     }
   }
