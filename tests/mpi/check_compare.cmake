@@ -40,6 +40,7 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
   # all had a computation reference from a slow phase, 9.19 ms for 4 ms,
   # and r_overhead intervals down to -1.24.)
   set(attempts 5)
+  set(wrong 0)  # attempts whose checker found the known answer wrong (not noise)
   foreach(attempt RANGE 1 ${attempts})
     execute_process(COMMAND "${DRIVER}" run "${case_file}" --reference ${behaviour} --config "${CONFIG}"
                             --out "${OUT}/${name}" --baseline "${OUT}/${baseline}"
@@ -50,6 +51,9 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
       message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
     endif()
     execute_process(COMMAND "${CHECKER}" "${OUT}/${name}/ref-compare/n2/basic/results.json" RESULT_VARIABLE crc)
+    if(crc EQUAL 1)
+      math(EXPR wrong "${wrong} + 1")
+    endif()
     # The checker judges medians. A run whose r_overhead samples spread past
     # the known answer's tolerance (+-0.3: 0 for background, 1 for deferred)
     # has a right median but samples from a slow phase of the VM (one run
@@ -83,8 +87,14 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
     endif()
     if(crc EQUAL 0 AND clean)
       break()
-    elseif(attempt EQUAL attempts)
+    elseif(attempt EQUAL attempts AND wrong EQUAL attempts)
       message(FATAL_ERROR "${name}: the run does not deliver the ${behaviour} behaviour's known answer in ${attempts} attempts")
+    elseif(attempt EQUAL attempts)
+      # Noise, not a wrong answer: intervals past the known answer's band, or
+      # points flagged for rank imbalance (the vCPUs at different speeds;
+      # in a clean-clone CI run, 4 of 10 deferred points in 5 attempts).
+      # Nothing to compare: INCONCLUSIVE, reported as skipped, never passed.
+      message(FATAL_ERROR "compare-reference INCONCLUSIVE: ${name}: no run of ${attempts} clean enough to compare (${wrong} with a wrong answer)")
     endif()
     message("${name}: not the ${behaviour} behaviour's known answer (noise?): measuring once more")
   endforeach()
