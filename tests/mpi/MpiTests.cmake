@@ -47,7 +47,7 @@ nbcguard_mpi_test(clock-sync-tree TIMEOUT 60 RANKS 4
   COMMAND ${_driver} clock-check --nodes 4 --clock-sync tree --inject-ranks all --inject-offset 0.05
           --inject-drift 1e-4 --wait 2 --max-error-us 300 --config ${_cfg} --out ${_out})
 
-# Paper 002's independent check of the collective's time: the
+# de Supinski and Karonis's (HPDC 1999) independent check of the collective's time: the
 # acknowledgement method (no global clock) must agree with the
 # synchronized-clock time of the same MPI_Ibcast + MPI_Wait, with rank 1's
 # clock 50 ms off and 100 ppm fast, so a broken offset or drift correction

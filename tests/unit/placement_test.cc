@@ -25,7 +25,7 @@ std::vector<int> ProgressCores(const Placement& p) {
   return out;
 }
 
-// Paper 001, figure 2: progress threads on their rank's own core.
+// Denis et al. (IJHPCA 2019), figure 2: progress threads on their rank's own core.
 TEST(Placement, BindSharesTheRanksFirstCore) {
   const Placement p = PlaceRanks(Numa(2, 4), 4, PlacementPolicy::kBind, 0);
   ASSERT_TRUE(p.error.empty()) << p.error;
@@ -38,7 +38,7 @@ TEST(Placement, BindSharesTheRanksFirstCore) {
   }
 }
 
-// Paper 001, figure 3 and eq. 1: 6 ranks on 8 cores in 2 NUMA nodes; the
+// Denis et al. (IJHPCA 2019), figure 3 and eq. 1: 6 ranks on 8 cores in 2 NUMA nodes; the
 // one free core of each NUMA node (3 and 7) gathers its ranks' threads.
 TEST(Placement, NumaGathersOnTheFreeCoreOfEachNumaNode) {
   const Placement p = PlaceRanks(Numa(2, 4), 6, PlacementPolicy::kNuma, 0);
@@ -50,7 +50,7 @@ TEST(Placement, NumaGathersOnTheFreeCoreOfEachNumaNode) {
   EXPECT_EQ(compute, (std::vector<int>{0, 1, 2, 4, 5, 6}));
 }
 
-// Paper 001 eq. 2: p = 64 cores, n = 62 ranks: even ranks' threads on core
+// Denis et al. (IJHPCA 2019), eq. 2: p = 64 cores, n = 62 ranks: even ranks' threads on core
 // p/(p-n) - 1 = 31, odd ranks' on 2 p/(p-n) - 1 = 63.
 TEST(Placement, OddEvenMatchesThePapersFormula) {
   const int p_cores = 64, n = 62;
