@@ -28,13 +28,15 @@ json SpreadJson(const Spread& s) {
 
 namespace {
 
-json Finite(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 json ImbalanceJson(const Imbalance& im) {
-  return {{"ref_slack", Finite(im.ref_slack)}, {"overlap_slack", Finite(im.overlap_slack)},
-          {"ref_ratio", Finite(im.ref_ratio)}, {"overlap_ratio", Finite(im.overlap_ratio)},
-          {"slowest_rank", im.slowest_rank},   {"fastest_rank", im.fastest_rank},
-          {"effect", Finite(im.effect)},       {"flagged", im.flagged},
+  return {{"ref_slack", NumberOrNull(im.ref_slack)},
+          {"overlap_slack", NumberOrNull(im.overlap_slack)},
+          {"ref_ratio", NumberOrNull(im.ref_ratio)},
+          {"overlap_ratio", NumberOrNull(im.overlap_ratio)},
+          {"slowest_rank", im.slowest_rank},
+          {"fastest_rank", im.fastest_rank},
+          {"effect", NumberOrNull(im.effect)},
+          {"flagged", im.flagged},
           {"bound", kImbalanceBound}};
 }
 
@@ -83,9 +85,9 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       jp["late_ranks"] = late(p.late_ranks);
       jp["late_exits"] = late(p.late_exits);
       jp["imbalance"] = ImbalanceJson(p.imbalance);
-      jp["comp_ref_spread"] = Finite(p.comp_ref_spread);
-      jp["comm_ref_spread"] = Finite(p.comm_ref_spread);
-      jp["start_skew"] = Finite(p.start_skew);
+      jp["comp_ref_spread"] = NumberOrNull(p.comp_ref_spread);
+      jp["comm_ref_spread"] = NumberOrNull(p.comm_ref_spread);
+      jp["start_skew"] = NumberOrNull(p.start_skew);
     }
     jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);
     jp["cpu_busy_nbc"] = SpreadJson(p.cpu_busy_nbc);
