@@ -11,3 +11,21 @@ not_here() {
   echo "SKIP: $*"
   exit 77
 }
+
+# run_decided CMD...: runs CMD (an `nbcguard run`) and runs it again while it
+# exits 5, INCONCLUSIVE (a validity gate refused points: a disturbed machine
+# or ranks computing unequally), at most 3 times in all, as a user would
+# measure again. Calls the function before_run, when the caller defines one,
+# before each attempt. Returns the last exit code; `attempts` holds how many.
+run_decided() {
+  local rc
+  attempts=0
+  while :; do
+    attempts=$((attempts + 1))
+    if declare -F before_run > /dev/null; then before_run; fi
+    "$@"
+    rc=$?
+    [ $rc -eq 5 ] && [ $attempts -lt 3 ] || return $rc
+    echo "attempt $attempts was INCONCLUSIVE; measuring again"
+  done
+}

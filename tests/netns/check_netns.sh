@@ -26,17 +26,16 @@ dir=${NBCGUARD_NETNS_DIR:-/var/tmp/nbcguard-netns}
 echo "netns: hosts $(tr '\n' ' ' < "$dir/hosts")"
 
 to_h1() { cat /sys/class/net/nbcg-v1/statistics/tx_bytes; }
-rm -rf "$out"
-before=$(to_h1)
-"$driver" run "$case" --config "$config" --out "$out/run" --calibration-cache off
-rc=$?
+before_run() { rm -rf "$out"; before=$(to_h1); }  # the bytes of the last attempt only
+run_decided "$driver" run "$case" --config "$config" --out "$out/run" --calibration-cache off
+run_rc=$?
 after=$(to_h1)
-if [ $rc -ne 0 ]; then
-  echo "FAIL: nbcguard run through the netns launcher exited $rc (0 = verdict PASS)"
+if [ $run_rc -ne 0 ] && [ $run_rc -ne 5 ]; then
+  echo "FAIL: nbcguard run through the netns launcher exited $run_rc (0 = verdict PASS, 5 = INCONCLUSIVE)"
   exit 1
 fi
 cmake -DRESULTS="$out/run/netns-ibcast/n2/basic/results.json" -DLINK_BYTES="$((after - before))" \
-      -P "$here/check_netns_results.cmake" || exit 1
+      -DINCONCLUSIVE=$([ $run_rc -eq 5 ] && echo 1 || echo 0) -P "$here/check_netns_results.cmake" || exit 1
 
 "$driver" clock-check --config "$config" --inject-offset 0.05 --inject-drift 1e-4 --wait 2 \
           --max-error-us "$max_error_us" --out "$out/clock-check"
@@ -44,5 +43,9 @@ rc=$?
 if [ $rc -ne 0 ]; then
   echo "FAIL: clock-check across the namespaces exited $rc (bound ${max_error_us} us)"
   exit 1
+fi
+if [ $run_rc -eq 5 ]; then
+  echo "INCONCLUSIVE netns: points refused in all $attempts runs (launch, links and clock check passed; the overlap is undecided)"
+  exit 0
 fi
 echo "PASS: overlap case and clock check across the netns hosts"
