@@ -1,0 +1,99 @@
+// Change points in a history of runs: one value per night (a ratio's median
+// at one grid point of one test), judged against the spread between nights
+// rather than the spread of one night's repetitions.
+//
+// Segmentation is E-divisive means (Matteson and James, "A Nonparametric
+// Approach for Multiple Change Point Analysis of Multivariate Data", JASA
+// 2014) with the simplification and the permutation test of Daly et al.,
+// "Change Point Detection in Software Performance Testing", ICPE 2020: the
+// split of a segment that maximizes the energy distance between its two
+// sides (exponent 1), accepted when fewer than alpha of the segment's random
+// permutations reach the same statistic, then each side searched again. It
+// assumes nothing about the distribution, which matters for ratios that are
+// skewed, clipped at 0 and sometimes bimodal.
+//
+// The series is read the way an MPI developer reads a trend line
+// (docs/history.md):
+//   - first, one night off the median of its three neighbours on each side
+//     by more than their band (3 x 1.4826 MAD) and min_effect, while the
+//     nights beside it are not off the same way, is an outlier: left out of
+//     the segmentation, never a change;
+//   - a shift with fewer than min_after nights behind it (the newest night
+//     alone off included) is pending, not yet a regression: one disturbed
+//     night must not fail a pipeline;
+//   - a shift smaller than min_effect, or whose new level is still inside
+//     the old segment's between-night band (median +- 3 x 1.4826 MAD), is
+//     not reported: it is the machine, not the library;
+//   - values that alternate between two separated levels, switching at
+//     least four times, are bimodal: a library (or machine) with two modes
+//     is reported as such, not as a regression at every flip;
+//   - a series a straight line fits better than its best single step is a
+//     drift, reported with its slope.
+// Pure: values in, findings out; the permutations and the bootstrap use a
+// fixed seed, so the same history gives the same answer every time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nbcguard {
+
+struct ChangePointOptions {
+  double alpha = 0.05;     // significance of a split (permutation test)
+  int permutations = 199;  // per tested split; the smallest p is 1 / (permutations + 1)
+  int bootstrap = 2000;    // resamples for the interval of a shift's size
+  int min_after = 2;       // nights on the new level before a shift is a regression
+  int min_nights = 6;      // fewer valid nights: nothing is decided
+  // The smallest shift worth reporting, in the series' own units (the caller
+  // passes log values for ratios compared relatively, and log(1 + d) here).
+  double min_effect = 0.15;
+  std::uint64_t seed = 20141;
+};
+
+// E-divisive's best split of z: the index of the first value of the second
+// side (1 .. n-1) and its statistic q (sample sizes' harmonic weight times
+// the energy distance). at = -1 when z has fewer than 2 values.
+struct Split {
+  int at = -1;
+  double q = 0;
+};
+Split BestSplit(const std::vector<double>& z);
+
+// Change points of z by E-divisive means with the permutation test: sorted
+// indexes of the first value of each new segment; *p_values (when given)
+// holds each one's p-value, in the same order.
+std::vector<int> EDivisive(const std::vector<double>& z, const ChangePointOptions& o,
+                           std::vector<double>* p_values = nullptr);
+
+// A persistent change of level.
+struct Shift {
+  int at = 0;                     // index of the first night on the new level
+  int n_before = 0, n_after = 0;  // nights on each level (outliers left out)
+  double before = 0, after = 0;   // the levels' medians
+  double size = 0;                // after - before
+  double lo = 0, hi = 0;          // 95 % bootstrap interval of size
+  double p = 1;                   // E-divisive's permutation p-value of the split
+};
+
+struct SeriesAnalysis {
+  int nights = 0;                  // values analysed
+  std::string undecided;           // non-empty: why nothing was decided (too few nights)
+  std::vector<int> change_points;  // E-divisive's, before interpretation
+  std::vector<Shift> shifts;       // persistent, beyond min_effect and the old band
+  std::optional<Shift> pending;    // the newest nights moved, fewer than min_after of them
+  std::vector<int> outliers;       // single nights off neighbours that agree
+  bool bimodal = false;
+  double low_mode = 0, high_mode = 0;  // medians of the two levels
+  int low_count = 0, high_count = 0, switches = 0;
+  bool drift = false;
+  double slope = 0;  // per night (least squares), when drift
+  double total = 0;  // slope x (nights - 1)
+};
+
+// Non-finite values are dropped first; every index in the result is into
+// z's finite values, in order.
+SeriesAnalysis AnalyzeSeries(const std::vector<double>& z, const ChangePointOptions& o);
+
+}  // namespace nbcguard

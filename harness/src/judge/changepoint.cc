@@ -1,0 +1,342 @@
+// Change points in a history of nightly values (nbcguard/changepoint.h).
+#include "nbcguard/changepoint.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <tuple>
+#include <utility>
+
+#include "nbcguard/stats.h"
+
+namespace nbcguard {
+namespace {
+
+// splitmix64: a small generator whose output is the same on every platform
+// (std::shuffle and the standard distributions are not), so a stored
+// history gives the same p-values wherever it is checked.
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t Next() {
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::size_t Below(std::size_t n) { return static_cast<std::size_t>(Next() % n); }
+};
+
+void Shuffle(std::vector<double>* v, Rng* rng) {
+  for (std::size_t i = v->size(); i > 1; --i) std::swap((*v)[i - 1], (*v)[rng->Below(i)]);
+}
+
+// The permutation p-value of a segment's best split: the share of random
+// orders of its values whose best split reaches the observed statistic
+// (the observed order counted once, so p >= 1 / (permutations + 1)).
+double PermutationP(const std::vector<double>& z, double q, int permutations, Rng* rng) {
+  std::vector<double> w = z;
+  int reached = 0;
+  for (int r = 0; r < permutations; ++r) {
+    Shuffle(&w, rng);
+    if (BestSplit(w).q >= q * (1 - 1e-12)) ++reached;
+  }
+  return (reached + 1.0) / (permutations + 1.0);
+}
+
+std::vector<double> Slice(const std::vector<double>& z, int from, int to) {
+  return {z.begin() + from, z.begin() + to};
+}
+
+double MadSigma(const std::vector<double>& v) {
+  const double m = Median(v);
+  std::vector<double> dev;
+  dev.reserve(v.size());
+  for (double x : v) dev.push_back(std::fabs(x - m));
+  return 1.4826 * Median(dev);
+}
+
+// 95 % percentile bootstrap interval of median(after) - median(before).
+std::pair<double, double> ShiftInterval(const std::vector<double>& before, const std::vector<double>& after,
+                                        int resamples, Rng* rng) {
+  std::vector<double> d, b(before.size()), a(after.size());
+  d.reserve(static_cast<std::size_t>(resamples));
+  for (int r = 0; r < resamples; ++r) {
+    for (double& x : b) x = before[rng->Below(before.size())];
+    for (double& x : a) x = after[rng->Below(after.size())];
+    d.push_back(Median(a) - Median(b));
+  }
+  std::sort(d.begin(), d.end());
+  const auto at = [&](double q) {
+    return d[std::min(d.size() - 1, static_cast<std::size_t>(q * static_cast<double>(d.size())))];
+  };
+  return {at(0.025), at(0.975)};
+}
+
+// Residual sum of squares of the least-squares line through (i, z_i).
+double LineRss(const std::vector<double>& z, double* slope) {
+  const double n = static_cast<double>(z.size());
+  const double mx = (n - 1) / 2;
+  const double my = std::accumulate(z.begin(), z.end(), 0.0) / n;
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    sxy += (static_cast<double>(i) - mx) * (z[i] - my);
+    sxx += (static_cast<double>(i) - mx) * (static_cast<double>(i) - mx);
+  }
+  *slope = sxx > 0 ? sxy / sxx : 0;
+  double rss = 0;
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    const double r = z[i] - (my + *slope * (static_cast<double>(i) - mx));
+    rss += r * r;
+  }
+  return rss;
+}
+
+// The values minus the least-squares line of the given slope.
+std::vector<double> Residuals(const std::vector<double>& z, double slope) {
+  std::vector<double> r;
+  for (std::size_t i = 0; i < z.size(); ++i) r.push_back(z[i] - slope * static_cast<double>(i));
+  return r;
+}
+
+// Residual sum of squares of the best single step (two means).
+double StepRss(const std::vector<double>& z) {
+  double best = INFINITY;
+  for (std::size_t t = 1; t < z.size(); ++t) {
+    double rss = 0;
+    for (auto [from, to] : {std::pair{std::size_t{0}, t}, std::pair{t, z.size()}}) {
+      const double m =
+          std::accumulate(z.begin() + static_cast<long>(from), z.begin() + static_cast<long>(to), 0.0) /
+          static_cast<double>(to - from);
+      for (std::size_t i = from; i < to; ++i) rss += (z[i] - m) * (z[i] - m);
+    }
+    best = std::min(best, rss);
+  }
+  return best;
+}
+
+// Two levels: the split of the sorted values with the least within-level
+// sum of squares, then how often the series switches between them.
+void CheckBimodal(const std::vector<double>& z, const ChangePointOptions& o, SeriesAnalysis* a) {
+  std::vector<double> s = z;
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  std::size_t cut = 0;
+  double best = INFINITY;
+  for (std::size_t k = 2; k + 2 <= n; ++k) {  // at least two values per level
+    double rss = 0;
+    for (auto [from, to] : {std::pair{std::size_t{0}, k}, std::pair{k, n}}) {
+      const double m =
+          std::accumulate(s.begin() + static_cast<long>(from), s.begin() + static_cast<long>(to), 0.0) /
+          static_cast<double>(to - from);
+      for (std::size_t i = from; i < to; ++i) rss += (s[i] - m) * (s[i] - m);
+    }
+    if (rss < best) best = rss, cut = k;
+  }
+  if (cut == 0) return;
+  const std::vector<double> low(s.begin(), s.begin() + static_cast<long>(cut));
+  const std::vector<double> high(s.begin() + static_cast<long>(cut), s.end());
+  const double gap = Median(high) - Median(low);
+  const double within = std::sqrt(best / static_cast<double>(n - 2));
+  const double threshold = s[cut];  // the smallest value of the high level
+  int switches = 0;
+  for (std::size_t i = 1; i < z.size(); ++i) switches += (z[i] >= threshold) != (z[i - 1] >= threshold);
+  // Separated levels (the gap well beyond the spread within each and worth
+  // reporting), visited back and forth (a step switches once, an outlier
+  // twice, a step and an outlier three times), each level at least a fifth
+  // of the nights and three of them (two disturbed nights are outliers).
+  const std::size_t minority = std::min(low.size(), high.size());
+  if (gap >= o.min_effect && gap >= 4 * within && switches >= 4 &&
+      minority >= std::max<std::size_t>(3, (n + 4) / 5)) {
+    a->bimodal = true;
+    a->low_mode = Median(low);
+    a->high_mode = Median(high);
+    a->low_count = static_cast<int>(low.size());
+    a->high_count = static_cast<int>(high.size());
+    a->switches = switches;
+  }
+}
+
+}  // namespace
+
+Split BestSplit(const std::vector<double>& z) {
+  const std::size_t n = z.size();
+  Split best;
+  if (n < 2) return best;
+  // wl[t]: sum of |z_i - z_k| over i < k < t; wr[t]: over t <= i < k.
+  std::vector<double> wl(n + 1, 0.0), wr(n + 1, 0.0);
+  for (std::size_t t = 1; t < n; ++t) {
+    double row = 0;
+    for (std::size_t i = 0; i < t; ++i) row += std::fabs(z[i] - z[t]);
+    wl[t + 1] = wl[t] + row;
+  }
+  for (std::size_t t = n - 1; t-- > 0;) {
+    double row = 0;
+    for (std::size_t k = t + 1; k < n; ++k) row += std::fabs(z[t] - z[k]);
+    wr[t] = wr[t + 1] + row;
+  }
+  const double total = wl[n];
+  for (std::size_t t = 1; t < n; ++t) {
+    const double m = static_cast<double>(t), k = static_cast<double>(n - t);
+    const double between = total - wl[t] - wr[t];
+    double e = 2 * between / (m * k);
+    if (t >= 2) e -= wl[t] / (m * (m - 1) / 2);
+    if (n - t >= 2) e -= wr[t] / (k * (k - 1) / 2);
+    const double q = m * k / (m + k) * e;
+    if (best.at < 0 || q > best.q) best = {static_cast<int>(t), q};
+  }
+  return best;
+}
+
+std::vector<int> EDivisive(const std::vector<double>& z, const ChangePointOptions& o,
+                           std::vector<double>* p_values) {
+  Rng rng{o.seed};
+  std::vector<std::pair<int, double>> found;  // (index, p)
+  std::vector<std::pair<int, int>> todo = {{0, static_cast<int>(z.size())}};
+  while (!todo.empty()) {
+    const auto [from, to] = todo.back();
+    todo.pop_back();
+    if (to - from < 3) continue;  // two values: any order is as extreme as theirs
+    const std::vector<double> seg = Slice(z, from, to);
+    const Split s = BestSplit(seg);
+    if (s.at < 0 || !(s.q > 0)) continue;
+    const double p = PermutationP(seg, s.q, o.permutations, &rng);
+    if (p > o.alpha) continue;
+    found.emplace_back(from + s.at, p);
+    todo.emplace_back(from, from + s.at);
+    todo.emplace_back(from + s.at, to);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<int> cps;
+  if (p_values) p_values->clear();
+  for (const auto& [at, p] : found) {
+    cps.push_back(at);
+    if (p_values) p_values->push_back(p);
+  }
+  return cps;
+}
+
+SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointOptions& o) {
+  SeriesAnalysis a;
+  std::vector<double> z;
+  for (double x : z_in)
+    if (std::isfinite(x)) z.push_back(x);
+  a.nights = static_cast<int>(z.size());
+  if (a.nights < o.min_nights) {
+    a.undecided = std::to_string(a.nights) + " valid night(s), fewer than the " +
+                  std::to_string(o.min_nights) + " a change needs";
+    return a;
+  }
+  CheckBimodal(z, o, &a);
+  if (a.bimodal) return a;
+
+  // Outliers first (a single night tells E-divisive little and disturbs
+  // its levels): a night off the median of its neighbours by more than
+  // their band and min_effect, while the nights beside it are not off the
+  // same way. The newest night alone off is not an outlier yet: pending.
+  const std::size_t n = z.size();
+  constexpr std::size_t kReach = 3;
+  std::vector<int> off(n, 0);  // -1 below, +1 above its neighbours, 0 with them
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> w;
+    for (std::size_t j = i >= kReach ? i - kReach : 0; j < std::min(n, i + kReach + 1); ++j)
+      if (j != i) w.push_back(z[j]);
+    const double m = Median(w);
+    const double limit = std::max(o.min_effect, 3 * MadSigma(w));
+    if (std::fabs(z[i] - m) > limit) off[i] = z[i] > m ? 1 : -1;
+  }
+  std::vector<bool> out(n, false);
+  bool newest_off = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (off[i] == 0) continue;
+    const bool alone = (i == 0 || off[i - 1] != off[i]) && (i + 1 == n || off[i + 1] != off[i]);
+    if (!alone) continue;
+    out[i] = true;
+    if (i + 1 == n) newest_off = true;
+    else a.outliers.push_back(static_cast<int>(i));
+  }
+  std::vector<double> clean;
+  std::vector<int> night;  // clean[k] is z[night[k]]
+  for (std::size_t i = 0; i < n; ++i)
+    if (!out[i]) clean.push_back(z[i]), night.push_back(static_cast<int>(i));
+
+  std::vector<double> p;
+  const std::vector<int> cps = EDivisive(clean, o, &p);
+  for (int c : cps) a.change_points.push_back(night[static_cast<std::size_t>(c)]);
+
+  // A line that fits better than any single step, by more than min_effect
+  // over the window: a drift, not a step.
+  // The change over the window must also clear 3 x 1.4826 MAD of the
+  // nights around the line: a tilt in noise is not a drift.
+  double slope = 0;
+  const double line_rss = cps.empty() ? 0 : LineRss(clean, &slope);
+  const double total = slope * static_cast<double>(clean.size() - 1);
+  if (!cps.empty() && line_rss <= StepRss(clean) && std::fabs(total) >= o.min_effect &&
+      std::fabs(total) > 3 * MadSigma(Residuals(clean, slope))) {
+    a.drift = true;
+    a.slope = slope;
+    a.total = total;
+    return a;
+  }
+
+  // Walk the change points: a shift is reported when it is large enough and
+  // leaves the old level's band; otherwise the two levels are one.
+  Rng rng{o.seed ^ 0x5bd1e995ULL};
+  std::vector<int> bounds = {0};
+  bounds.insert(bounds.end(), cps.begin(), cps.end());
+  bounds.push_back(static_cast<int>(clean.size()));
+  int start = 0;  // first (clean) night of the current level
+  const auto make = [&](int at, const std::vector<double>& before, const std::vector<double>& after) {
+    Shift s;
+    s.at = at;
+    s.n_before = static_cast<int>(before.size());
+    s.n_after = static_cast<int>(after.size());
+    s.before = Median(before);
+    s.after = Median(after);
+    s.size = s.after - s.before;
+    std::tie(s.lo, s.hi) = ShiftInterval(before, after, o.bootstrap, &rng);
+    return s;
+  };
+  // Beyond the old level's between-night band: its median +- the larger of
+  // min_effect and 3 x 1.4826 MAD of its nights (outliers included: they
+  // are part of how much that level moved from night to night), or of the
+  // new level's when it has three nights or more and moves more; an old
+  // level of fewer than three nights has no band yet. A new level
+  // of at most three nights must have every night beyond it, a longer one
+  // its median: two nights that happen to read low are not a level.
+  const auto beyond = [&](int from, int to, const std::vector<double>& before,
+                          const std::vector<double>& after) {
+    const std::vector<double> old_nights = Slice(
+        z, night[static_cast<std::size_t>(from)],
+        to < static_cast<int>(clean.size()) ? night[static_cast<std::size_t>(to)] : static_cast<int>(n));
+    if (old_nights.size() < 3) return false;  // no level to leave yet
+    const double m = Median(before);
+    const double sigma = std::max(MadSigma(old_nights), after.size() >= 3 ? MadSigma(after) : 0.0);
+    const double h = std::max(o.min_effect, 3 * sigma);
+    const double size = Median(after) - m;
+    if (std::fabs(size) <= h) return false;
+    if (after.size() > 3) return true;
+    return std::all_of(after.begin(), after.end(),
+                       [&](double x) { return (x - m) * size > 0 && std::fabs(x - m) > h; });
+  };
+  for (std::size_t i = 1; i + 1 < bounds.size(); ++i) {
+    const std::vector<double> before = Slice(clean, start, bounds[i]);
+    const std::vector<double> after = Slice(clean, bounds[i], bounds[i + 1]);
+    if (!beyond(start, bounds[i], before, after)) continue;  // one level
+    Shift s = make(night[static_cast<std::size_t>(bounds[i])], before, after);
+    s.p = p[i - 1];
+    if (i + 2 == bounds.size() && s.n_after < o.min_after) {
+      a.pending = s;
+      return a;
+    }
+    a.shifts.push_back(s);
+    start = bounds[i];
+  }
+  if (newest_off) {
+    const std::vector<double> before = Slice(clean, start, static_cast<int>(clean.size()));
+    if (!before.empty() && beyond(start, static_cast<int>(clean.size()), before, {z[n - 1]}))
+      a.pending = make(static_cast<int>(n - 1), before, {z[n - 1]});
+  }
+  return a;
+}
+
+}  // namespace nbcguard
