@@ -15,6 +15,8 @@ packages=(
   python3-jsonschema                # tools/validate-results.py: results.json against its JSON Schema (tests)
   libcairo2-dev                     # heat-maps and r_mpi_impact bars (PNG, SVG)
   libhwloc-dev                      # cores and NUMA nodes for progress-thread placement
+  libsqlite3-dev libpq-dev          # the results history: an SQLite file, or a PostgreSQL server
+  postgresql                        # the history's tests: tools/postgres-server.sh's local server
   fonts-dejavu-core                 # the pictures' font
   chromium                          # screenshot test of the HTML run summary (skips without it)
   libomp-dev                        # (gcc's libgomp ships with gcc; kept for clang users)

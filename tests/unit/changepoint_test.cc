@@ -6,21 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include "synthetic_noise.h"
+
 namespace nbcguard {
 namespace {
 
-// Deterministic noise: a fixed generator and Box-Muller, so each series is
-// the same on every machine (the standard distributions are not).
-struct Noise {
-  std::uint64_t s;
-  double Uniform() {
-    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (static_cast<double>(s >> 11) + 0.5) / 9007199254740992.0;
-  }
-  double Normal(double sd) {
-    return sd * std::sqrt(-2 * std::log(Uniform())) * std::cos(2 * M_PI * Uniform());
-  }
-};
+using Noise = SyntheticNoise;
 
 std::vector<double> Level(double mean, double sd, int n, Noise* noise) {
   std::vector<double> v(static_cast<std::size_t>(n));

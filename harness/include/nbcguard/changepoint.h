@@ -14,8 +14,8 @@
 //
 // The series is read the way an MPI developer reads a trend line
 // (docs/history.md):
-//   - first, one night off the median of its three neighbours on each side
-//     by more than their band (3 x 1.4826 MAD) and min_effect, while the
+//   - first, one night off the median of its five neighbours on each side
+//     by more than their band (4 x 1.4826 MAD) and min_effect, while the
 //     nights beside it are not off the same way, is an outlier: left out of
 //     the segmentation, never a change;
 //   - a shift with fewer than min_after nights behind it (the newest night

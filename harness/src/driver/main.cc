@@ -3,6 +3,7 @@
 //   nbcguard list --format json|files   (the tests as data, for CMake)
 //   nbcguard check FILE...              (validate case / threshold files)
 //   nbcguard compare BASELINE_DIR RUN_DIR   (regressions between two runs' results)
+//   nbcguard history ingest RUN_DIR / runs / check   (the results history, change points)
 //   nbcguard plot PATH... / summary DIR [--format text|markdown|html|openmetrics]   (pictures, run summary)
 //   nbcguard clock-check / verify / bcast-check   (self-checks of the harness)
 //   nbcguard clock-scaling                       (clock sync time and error, flat vs tree)
@@ -20,6 +21,7 @@
 #include "compare_cmd.h"
 #include "cost_cmd.h"
 #include "envelope_cmd.h"
+#include "history_cmd.h"
 #include "launcher.h"
 #include "list_cmd.h"
 #include "nbcguard/clock_tree.h"
@@ -329,6 +331,64 @@ Command AddCompare(CLI::App& app) {
   return {compare, false, [o](const Config&) { return CompareCommand(o->baseline, o->run, o->co); }};
 }
 
+Command AddHistory(CLI::App& app) {
+  auto o = std::make_shared<HistoryCommandOptions>();
+  CLI::App* history = app.add_subcommand(
+      "history", "the results history: store runs, find persistent changes over nights (docs/history.md)");
+  history->require_subcommand(1);
+  const auto db = [&](CLI::App* sub) {
+    sub->add_option("--db", o->db,
+                    "history database: sqlite:PATH, a path (SQLite file), or postgresql://... (default: "
+                    "$NBCGUARD_HISTORY)");
+  };
+  CLI::App* ingest =
+      history->add_subcommand("ingest", "store a run directory's results.json files as one night");
+  ingest->add_option("run", o->run_dir, "results directory of one run (a build's --out)")->required();
+  db(ingest);
+  ingest->add_option("--system", o->system,
+                     "machine or site name (default: $NBCGUARD_SYSTEM, else the host name)");
+  ingest->add_option("--revision", o->revision,
+                     "revision of the MPI library under test (default: $NBCGUARD_MPI_REVISION)");
+  ingest->add_option("--date", o->date,
+                     "the run's date, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (default: the newest results.json's "
+                     "modification time)");
+  CLI::App* runs = history->add_subcommand("runs", "list the stored runs, oldest first");
+  db(runs);
+  runs->add_option("--system", o->system, "only this system");
+  runs->add_option("--library", o->library, "only this library (openmpi, mpich)");
+  CLI::App* check = history->add_subcommand(
+      "check",
+      "find persistent changes per test, point and ratio over the stored nights; exit 1 on a new regression");
+  db(check);
+  check->add_option("--system", o->system, "only this system");
+  check->add_option("--library", o->library, "only this library (openmpi, mpich)");
+  check
+      ->add_option(
+          "--recent", o->check.recent,
+          "a regression fails when it began within this many newest nights (older ones are listed as "
+          "known)")
+      ->check(CLI::PositiveNumber);
+  check->add_option("--max-nights", o->check.max_nights, "newest nights analysed per series")
+      ->check(CLI::Range(6, 100000));
+  check
+      ->add_option("--min-effect", o->check.min_effect_absolute,
+                   "smallest change reported in r_overhead and r_comm (absolute)")
+      ->check(CLI::PositiveNumber);
+  check
+      ->add_option("--min-effect-relative", o->check.min_effect_relative,
+                   "smallest change reported in r_comp_slowdown and r_mpi_impact (0.1 = 10 %)")
+      ->check(CLI::PositiveNumber);
+  check->add_option("--alpha", o->check.detect.alpha, "significance of a change point (permutation test)")
+      ->check(CLI::Range(0.001, 0.5));
+  check->add_option("--json", o->json_out, "also write the findings as JSON to this file");
+  check->add_flag("--verbose", o->verbose, "list the series with too few valid nights too");
+  return {history, false, [o, ingest, runs](const Config&) {
+            if (*ingest) return HistoryIngestCommand(*o);
+            if (*runs) return HistoryRunsCommand(*o);
+            return HistoryCheckCommand(*o);
+          }};
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{
       "nbcguard: computation/communication overlap of MPI nonblocking collectives (BenchNBC method)"};
@@ -343,11 +403,13 @@ int Main(int argc, char** argv) {
   commands.push_back(AddSummary(app));
   const Command compare = AddCompare(app);
   commands.push_back(compare);
+  const Command history = AddHistory(app);
+  commands.push_back(history);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
-    return *compare.sub && rc != 0 ? kUsage : rc;  // compare: usage errors exit 2
+    return (*compare.sub || *history.sub) && rc != 0 ? kUsage : rc;  // compare, history: usage errors exit 2
   }
   for (const Command& c : commands) {
     if (!*c.sub) continue;

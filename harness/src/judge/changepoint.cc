@@ -234,22 +234,22 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // their band and min_effect, while the nights beside it are not off the
   // same way. The newest night alone off is not an outlier yet: pending.
   const std::size_t n = z.size();
-  constexpr std::size_t kReach = 3;
-  std::vector<int> off(n, 0);  // -1 below, +1 above its neighbours, 0 with them
+  constexpr std::size_t kReach = 5;
+  std::vector<bool> out(n, false);
+  bool newest_off = false;
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<double> w;
     for (std::size_t j = i >= kReach ? i - kReach : 0; j < std::min(n, i + kReach + 1); ++j)
       if (j != i) w.push_back(z[j]);
     const double m = Median(w);
-    const double limit = std::max(o.min_effect, 3 * MadSigma(w));
-    if (std::fabs(z[i] - m) > limit) off[i] = z[i] > m ? 1 : -1;
-  }
-  std::vector<bool> out(n, false);
-  bool newest_off = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (off[i] == 0) continue;
-    const bool alone = (i == 0 || off[i - 1] != off[i]) && (i + 1 == n || off[i + 1] != off[i]);
-    if (!alone) continue;
+    const double limit = std::max(o.min_effect, 4 * MadSigma(w));
+    const auto off = [&](std::size_t j) {
+      return (z[j] - m) * (z[i] - m) > 0 && std::fabs(z[j] - m) > limit;
+    };
+    if (!off(i)) continue;
+    // Against the same median and band: a neighbour off the same way makes
+    // it the start (or end) of a new level, not a lone night.
+    if ((i > 0 && off(i - 1)) || (i + 1 < n && off(i + 1))) continue;
     out[i] = true;
     if (i + 1 == n) newest_off = true;
     else a.outliers.push_back(static_cast<int>(i));

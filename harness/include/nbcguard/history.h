@@ -1,0 +1,100 @@
+// The results history: what one run contributes (one row per test, grid
+// point and ratio), and the check that reads the stored nights of each
+// series for persistent changes (nbcguard/changepoint.h). Pure: rows in,
+// findings out; storage is the driver's (history_store.h), so the same
+// check runs on an SQLite file or a PostgreSQL server.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nbcguard/changepoint.h"
+#include "nbcguard/compare.h"
+
+namespace nbcguard {
+
+// One run as the history keeps it (docs/history.md, "What is stored").
+struct HistoryRun {
+  std::string run_id;            // content hash of its results.json files: the same run twice is one run
+  std::string run_date;          // ISO 8601 UTC: orders the nights
+  std::string system_name;       // the machine or site
+  std::string library;           // implementation label (openmpi, mpich)
+  std::string library_version;   // first line of MPI_Get_library_version
+  std::string library_revision;  // of the MPI library under test, when given; else ""
+  std::string nbcguard_version;
+  std::string source;  // the run directory ingested
+};
+
+// One ratio's value at one grid point of one test in one run.
+struct HistoryObservation {
+  std::string test;                   // TestKey::Name(): openmpi.ibcast.n2.basic
+  std::string point;                  // PointName: "500us x 2ms", "* x 2ms" for r_mpi_impact
+  std::optional<double> comm_target;  // seconds; none for r_mpi_impact
+  double comp_target = 0;
+  std::string ratio;             // r_overhead, r_comm, r_comp_slowdown, r_mpi_impact
+  std::optional<double> median;  // none when not valid
+  std::optional<double> lo, hi;  // the run's 95 % interval of the median
+  int samples = 0;
+  bool valid = false;
+  std::string reason;     // why not valid (gate, imbalance, calibration ...)
+  std::string diagnosis;  // the run's, at this point
+  std::string reference;  // reference behaviour's name; "" = the library's own progression
+};
+
+// The rows a parsed results.json contributes (invalid and imbalance-flagged
+// points included, valid = false with the reason: they count as refused
+// nights, never as values).
+std::vector<HistoryObservation> ObservationsOf(const TestResults& t);
+
+// One series' nights, oldest first, as the store returns them.
+struct SeriesNight {
+  HistoryRun run;
+  HistoryObservation obs;
+};
+
+struct HistoryCheckOptions {
+  ChangePointOptions detect;
+  double min_effect_absolute = 0.15;  // r_overhead, r_comm
+  double min_effect_relative = 0.10;  // r_comp_slowdown, r_mpi_impact (analysed on log values)
+  int recent = 5;                     // a regression fails when it began within the newest `recent` nights
+  int max_nights = 60;                // newest nights analysed per series
+};
+
+enum class HistoryKind { kRegression, kImprovement, kPending, kOutlier, kBimodal, kDrift };
+const char* HistoryKindName(HistoryKind k);  // REGRESSION, IMPROVEMENT, ...
+
+struct HistoryFinding {
+  HistoryKind kind = HistoryKind::kRegression;
+  std::string system_name, test, point, ratio;
+  bool fails = false;    // a regression (or worsening drift) that began among the recent nights
+  bool known = false;    // a regression that began before them: listed, not failed
+  std::string night;     // run_date of the first night of the change (or the outlier's night)
+  std::string revision;  // that night's library revision, or its library version when none
+  std::string run_id;
+  double before = 0, after = 0;     // levels (ratio units)
+  double size = 0, lo = 0, hi = 0;  // after - before (relative ratios: after / before - 1), 95 % interval
+  double p = 1;
+  int n_before = 0, n_after = 0;  // nights on each level (bimodal: on the low and the high level)
+  int switches = 0;               // bimodal: moves between the two levels
+  double total = 0;               // drift: the change over the nights analysed (size: per night)
+  std::string diagnosis_before, diagnosis_after;
+  std::string reference_before, reference_after;  // when they differ: the change is the reference's
+  std::string Line() const;                       // one line, starting with the kind
+};
+
+struct HistoryReport {
+  int runs = 0, series = 0, decided = 0;
+  int refused_nights = 0;              // invalid or flagged observations, not analysed
+  std::vector<std::string> undecided;  // "test point ratio: why"
+  std::vector<HistoryFinding> findings;
+  bool Fails() const;
+  std::string Summary() const;  // "history: FAIL: 1 regression(s) ..." / "history: PASS: ..."
+};
+
+// `nights` holds every stored observation, grouped by the store into
+// series (system, test, point, ratio) and ordered by run_date within each.
+HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& series, int runs,
+                           const HistoryCheckOptions& o);
+
+}  // namespace nbcguard

@@ -1,0 +1,284 @@
+// `nbcguard history` (history_cmd.h).
+#include "history_cmd.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../history/history_store.h"
+#include "compare_cmd.h"
+#include "nbcguard/driver_common.h"
+#include "nbcguard/results_io.h"
+
+namespace fs = std::filesystem;
+
+namespace nbcguard {
+namespace {
+
+using json = nlohmann::json;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string DbUrl(const HistoryCommandOptions& o) { return o.db.empty() ? Env("NBCGUARD_HISTORY") : o.db; }
+
+std::string UtcIso(std::time_t t) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, as the history orders nights; a
+// date alone is that day at midnight UTC.
+bool NormalizeDate(const std::string& in, std::string* out) {
+  static const std::regex day(R"(\d{4}-\d{2}-\d{2})");
+  static const std::regex full(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)");
+  if (std::regex_match(in, full)) return *out = in, true;
+  if (std::regex_match(in, day)) return *out = in + "T00:00:00Z", true;
+  return false;
+}
+
+// 64-bit FNV-1a over each file's path below the run directory and its
+// bytes: the same run's files give the same id wherever they are copied.
+std::string RunId(const std::vector<fs::path>& files, const fs::path& dir) {
+  std::uint64_t h = 1469598103934665603ULL;
+  const auto mix = [&](const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;  // separator
+  };
+  for (const fs::path& f : files) {
+    mix(fs::relative(f, dir).generic_string());
+    std::ifstream in(f, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    mix(bytes.str());
+  }
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string("unknown");
+}
+
+int Refuse(const std::string& dir, const std::string& why) {
+  std::cerr << "nbcguard history ingest: refused " << dir << ": " << why << "; nothing stored\n";
+  return kUsage;
+}
+
+json FindingJson(const HistoryFinding& f) {
+  return {{"kind", HistoryKindName(f.kind)},
+          {"fails", f.fails},
+          {"known", f.known},
+          {"system", f.system_name},
+          {"test", f.test},
+          {"point", f.point},
+          {"ratio", f.ratio},
+          {"night", f.night},
+          {"revision", f.revision},
+          {"run_id", f.run_id},
+          {"before", f.before},
+          {"after", f.after},
+          {"size", f.size},
+          {"size_lo", f.lo},
+          {"size_hi", f.hi},
+          {"p", f.p},
+          {"n_before", f.n_before},
+          {"n_after", f.n_after},
+          {"switches", f.switches},
+          {"total", f.total},
+          {"diagnosis_before", f.diagnosis_before},
+          {"diagnosis_after", f.diagnosis_after},
+          {"reference_before", f.reference_before},
+          {"reference_after", f.reference_after},
+          {"line", f.Line()}};
+}
+
+}  // namespace
+
+int HistoryIngestCommand(const HistoryCommandOptions& o) {
+  const std::string url = DbUrl(o);
+  if (url.empty()) {
+    std::cerr << "nbcguard history ingest: no history database: give --db (sqlite:PATH, a path, or "
+                 "postgresql://...) or set NBCGUARD_HISTORY\n";
+    return kUsage;
+  }
+  // Everything is read and checked before the database is touched.
+  std::vector<TestResults> tests;
+  std::vector<std::string> unreadable, skipped;
+  std::string error;
+  if (!LoadResultsDir(o.run_dir, &tests, &unreadable, &error, &skipped)) return Refuse(o.run_dir, error);
+  if (!unreadable.empty()) {
+    std::string why = std::to_string(unreadable.size()) + " results.json file(s) not readable:";
+    for (const std::string& u : unreadable) why += "\n  " + u;
+    return Refuse(o.run_dir, why);
+  }
+  if (tests.empty()) return Refuse(o.run_dir, "no results.json of an overlap test below it");
+  std::vector<fs::path> files;
+  std::time_t newest = 0;
+  for (const TestResults& t : tests) {
+    const ResultsRead r = ReadResults(t.source);
+    const json run = r.ok() ? r.doc->json.value("run", json::object()) : json::object();
+    if (run.is_object() && run.contains("completed") && !run.value("completed", true))
+      return Refuse(o.run_dir, t.source +
+                                   ": the run did not complete (run.completed is false): a partial run "
+                                   "is not a night of the history");
+    files.emplace_back(t.source);
+    std::error_code ec;
+    const auto m = fs::last_write_time(t.source, ec);
+    if (!ec) {
+      const auto sys = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+          m - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
+      newest = std::max(newest, std::chrono::system_clock::to_time_t(sys));
+    }
+    if (t.key.implementation != tests.front().key.implementation)
+      return Refuse(o.run_dir, "it holds results of two libraries (" + tests.front().key.implementation +
+                                   ", " + t.key.implementation +
+                                   "): ingest each build's results directory on its own");
+  }
+  std::sort(files.begin(), files.end());
+
+  HistoryRun run;
+  run.run_id = RunId(files, o.run_dir);
+  if (!o.date.empty()) {
+    if (!NormalizeDate(o.date, &run.run_date)) {
+      std::cerr << "nbcguard history ingest: --date '" << o.date
+                << "' is not a date; allowed: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC)\n";
+      return kUsage;
+    }
+  } else {
+    run.run_date = UtcIso(newest);
+  }
+  run.system_name = !o.system.empty()                 ? o.system
+                    : !Env("NBCGUARD_SYSTEM").empty() ? Env("NBCGUARD_SYSTEM")
+                                                      : HostName();
+  run.library = tests.front().key.implementation;
+  run.library_version = tests.front().library_version;
+  run.library_revision = !o.revision.empty() ? o.revision : Env("NBCGUARD_MPI_REVISION");
+  run.nbcguard_version = NBCGUARD_VERSION;
+  run.source = fs::absolute(o.run_dir).lexically_normal().string();
+  std::vector<HistoryObservation> rows;
+  int refused = 0;
+  for (const TestResults& t : tests)
+    for (HistoryObservation& r : ObservationsOf(t)) {
+      refused += r.valid ? 0 : 1;
+      rows.push_back(std::move(r));
+    }
+
+  try {
+    HistoryStore store(OpenHistoryDb(url));
+    std::string existing;
+    if (!store.Ingest(run, rows, &existing)) {
+      std::cout << "history: run " << run.run_id << " from " << o.run_dir << " is already stored (ingested "
+                << existing << "); nothing changed\n";
+      return kPass;
+    }
+    std::cout << "history: stored run " << run.run_id << " (" << run.run_date << ", system "
+              << run.system_name << ", " << run.library
+              << (run.library_revision.empty() ? "" : " revision " + run.library_revision)
+              << "): " << tests.size() << " test(s), " << rows.size() << " value(s), " << refused
+              << " of them refused points; into " << store.db().Describe() << "\n";
+    if (!skipped.empty())
+      std::cout << "history: " << skipped.size() << " results.json of other kinds not stored (partitioned)\n";
+  } catch (const HistoryDbError& e) {
+    std::cerr << "nbcguard history ingest: " << e.what() << "\n";
+    return kUsage;
+  }
+  return kPass;
+}
+
+int HistoryRunsCommand(const HistoryCommandOptions& o) {
+  const std::string url = DbUrl(o);
+  if (url.empty()) {
+    std::cerr << "nbcguard history runs: no history database: give --db or set NBCGUARD_HISTORY\n";
+    return kUsage;
+  }
+  try {
+    HistoryStore store(OpenHistoryDb(url));
+    const auto runs = store.Runs(o.system, o.library);
+    for (const HistoryRun& r : runs)
+      std::cout << r.run_date << "  " << r.run_id << "  " << r.system_name << "  " << r.library << "  "
+                << (r.library_revision.empty() ? "-" : r.library_revision) << "  " << r.source << "\n";
+    std::cout << "history: " << runs.size() << " run(s), " << store.Rows() << " value(s) in "
+              << store.db().Describe() << "\n";
+  } catch (const HistoryDbError& e) {
+    std::cerr << "nbcguard history runs: " << e.what() << "\n";
+    return kUsage;
+  }
+  return kPass;
+}
+
+int HistoryCheckCommand(const HistoryCommandOptions& o) {
+  const std::string url = DbUrl(o);
+  if (url.empty()) {
+    std::cerr << "nbcguard history check: no history database: give --db or set NBCGUARD_HISTORY\n";
+    return kUsage;
+  }
+  HistoryReport report;
+  try {
+    HistoryStore store(OpenHistoryDb(url));
+    const auto runs = store.Runs(o.system, o.library);
+    if (runs.empty()) {
+      std::cerr << "nbcguard history check: no runs stored"
+                << (o.system.empty() ? "" : " for system " + o.system)
+                << (o.library.empty() ? "" : " of " + o.library) << " in " << store.db().Describe() << "\n";
+      return kUsage;
+    }
+    report = CheckHistory(store.Series(o.system, o.library), static_cast<int>(runs.size()), o.check);
+    std::cout << "history: " << runs.size() << " run(s) from " << runs.front().run_date << " to "
+              << runs.back().run_date << " in " << store.db().Describe() << "\n";
+  } catch (const HistoryDbError& e) {
+    std::cerr << "nbcguard history check: " << e.what() << "\n";
+    return kUsage;
+  }
+  // New regressions first, then the rest in the store's order.
+  std::vector<const HistoryFinding*> order;
+  for (const HistoryFinding& f : report.findings) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const HistoryFinding* a, const HistoryFinding* b) { return a->fails && !b->fails; });
+  for (const HistoryFinding* f : order) std::cout << f->Line() << "\n";
+  if (o.verbose)
+    for (const std::string& u : report.undecided) std::cout << "UNDECIDED " << u << "\n";
+  std::cout << report.Summary() << "\n";
+  if (!o.json_out.empty()) {
+    json j = {{"schema", "nbcguard-history-check/1"},
+              {"summary", report.Summary()},
+              {"fails", report.Fails()},
+              {"runs", report.runs},
+              {"series", report.series},
+              {"decided", report.decided},
+              {"refused_nights", report.refused_nights},
+              {"undecided", report.undecided},
+              {"findings", json::array()}};
+    for (const HistoryFinding& f : report.findings) j["findings"].push_back(FindingJson(f));
+    const std::string tmp = o.json_out + ".tmp";
+    std::ofstream(tmp) << j.dump(1) << "\n";
+    std::error_code ec;
+    fs::rename(tmp, o.json_out, ec);
+    if (ec) {
+      std::cerr << "nbcguard history check: cannot write " << o.json_out << ": " << ec.message() << "\n";
+      return kUsage;
+    }
+  }
+  return report.Fails() ? kFail : kPass;
+}
+
+}  // namespace nbcguard

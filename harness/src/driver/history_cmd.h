@@ -1,0 +1,32 @@
+// `nbcguard history`: the results history (docs/history.md).
+//   nbcguard history ingest RUN_DIR [--db URL] [--system S] [--revision R] [--date D]
+//   nbcguard history runs [--db URL]
+//   nbcguard history check [--db URL] [--system S] [--library L] [--recent N] [--json FILE]
+// --db: sqlite:PATH, a path, or postgresql://...; default $NBCGUARD_HISTORY.
+#pragma once
+
+#include <string>
+
+#include "nbcguard/history.h"
+
+namespace nbcguard {
+
+struct HistoryCommandOptions {
+  std::string db;        // empty: $NBCGUARD_HISTORY
+  std::string run_dir;   // ingest
+  std::string system;    // ingest: default $NBCGUARD_SYSTEM or the host name; check: filter ("" = all)
+  std::string revision;  // ingest: default $NBCGUARD_MPI_REVISION
+  std::string date;      // ingest: default the newest results.json's modification time
+  std::string library;   // check: filter
+  std::string json_out;  // check: also write the findings as JSON here
+  bool verbose = false;  // check: list the series with too few nights too
+  HistoryCheckOptions check;
+};
+
+// Exit codes: 0 stored / no new regression, 1 a new regression (check),
+// 2 usage, bad input (nothing stored) or database error.
+int HistoryIngestCommand(const HistoryCommandOptions& o);
+int HistoryRunsCommand(const HistoryCommandOptions& o);
+int HistoryCheckCommand(const HistoryCommandOptions& o);
+
+}  // namespace nbcguard

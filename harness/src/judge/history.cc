@@ -1,0 +1,296 @@
+// The results history's rows and its check (nbcguard/history.h).
+#include "nbcguard/history.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "nbcguard/metrics.h"
+#include "nbcguard/plot_model.h"
+#include "nbcguard/stats.h"
+
+namespace nbcguard {
+namespace {
+
+std::string ReferenceName(const nlohmann::json& reference) {
+  if (!reference.is_object()) return "";
+  const auto it = reference.find("behaviour");
+  return it != reference.end() && it->is_string() ? it->get<std::string>() : reference.dump();
+}
+
+HistoryObservation Row(const TestResults& t, const std::string& point, double comm, double comp, Metric m) {
+  HistoryObservation o;
+  o.test = t.key.Name();
+  o.point = point;
+  if (std::isfinite(comm)) o.comm_target = comm;
+  o.comp_target = comp;
+  o.ratio = MetricName(m);
+  o.reference = ReferenceName(t.reference);
+  return o;
+}
+
+void Fill(const RatioSamples& r, HistoryObservation* o) {
+  if (!r.missing.empty() || r.summary.n == 0 || !std::isfinite(r.summary.median)) {
+    o->valid = false;
+    if (o->reason.empty()) o->reason = r.missing.empty() ? "no value" : r.missing;
+    return;
+  }
+  o->valid = true;
+  o->median = r.summary.median;
+  if (std::isfinite(r.summary.lo)) o->lo = r.summary.lo;
+  if (std::isfinite(r.summary.hi)) o->hi = r.summary.hi;
+  o->samples = r.summary.n;
+}
+
+bool Relative(const std::string& ratio) { return ratio == "r_comp_slowdown" || ratio == "r_mpi_impact"; }
+
+std::string Signed(double v, bool percent) {
+  char buf[64];
+  if (percent) std::snprintf(buf, sizeof buf, "%+.0f %%", 100 * v);
+  else std::snprintf(buf, sizeof buf, "%+.2f", v);
+  return buf;
+}
+
+std::string P(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", p);
+  return buf;
+}
+
+// The most frequent non-empty string (ties: the latest).
+std::string Mode(const std::vector<std::string>& v) {
+  std::map<std::string, int> count;
+  std::string best;
+  int most = 0;
+  for (const std::string& s : v) {
+    if (s.empty()) continue;
+    if (++count[s] >= most) most = count[s], best = s;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<HistoryObservation> ObservationsOf(const TestResults& t) {
+  std::vector<HistoryObservation> rows;
+  for (const PointSamples& p : t.points) {
+    const std::string point = PointName(p.comm_target, p.comp_target);
+    for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown}) {
+      HistoryObservation o = Row(t, point, p.comm_target, p.comp_target, m);
+      o.diagnosis = p.diagnosis;
+      if (!p.valid) {
+        o.reason = p.invalid_reason.empty() ? "invalid" : p.invalid_reason;
+      } else {
+        const auto r = p.ratios.find(m);
+        if (r == p.ratios.end()) o.reason = "not measured";
+        else Fill(r->second, &o);
+      }
+      rows.push_back(std::move(o));
+    }
+  }
+  for (const auto& [comp, r] : t.mpi_impact) {
+    HistoryObservation o =
+        Row(t, PointName(std::numeric_limits<double>::quiet_NaN(), comp), NAN, comp, Metric::kMpiImpact);
+    Fill(r, &o);
+    rows.push_back(std::move(o));
+  }
+  return rows;
+}
+
+const char* HistoryKindName(HistoryKind k) {
+  switch (k) {
+    case HistoryKind::kRegression:
+      return "REGRESSION";
+    case HistoryKind::kImprovement:
+      return "IMPROVEMENT";
+    case HistoryKind::kPending:
+      return "PENDING";
+    case HistoryKind::kOutlier:
+      return "OUTLIER";
+    case HistoryKind::kBimodal:
+      return "BIMODAL";
+    case HistoryKind::kDrift:
+      return "DRIFT";
+  }
+  return "?";
+}
+
+std::string HistoryFinding::Line() const {
+  const bool rel = Relative(ratio);
+  const auto level = [&](double v) { return plot::FormatRatio(v); };
+  const auto change = [&](double v) { return Signed(v, rel); };
+  std::string s = std::string(HistoryKindName(kind)) + " " + test + " " + point + " " + ratio;
+  if (!system_name.empty()) s += " [" + system_name + "]";
+  s += ": ";
+  switch (kind) {
+    case HistoryKind::kRegression:
+    case HistoryKind::kImprovement:
+    case HistoryKind::kPending:
+      s += level(before) + " -> " + level(after) + " (" + change(size) + " [" + change(lo) + ", " +
+           change(hi) + "]) from " + night + " (" + revision + ")";
+      if (kind == HistoryKind::kPending)
+        s += "; " + std::to_string(n_after) +
+             " night(s) on the new level: a regression when the next night agrees";
+      else
+        s += ", p = " + P(p) + "; " + std::to_string(n_before) + " nights before, " +
+             std::to_string(n_after) + " after";
+      if (diagnosis_before != diagnosis_after && !diagnosis_after.empty())
+        s += "; diagnosis " + (diagnosis_before.empty() ? "-" : diagnosis_before) + " -> " + diagnosis_after;
+      else if (!diagnosis_after.empty()) s += "; diagnosis " + diagnosis_after;
+      if (reference_before != reference_after)
+        s += "; reference behaviour " + (reference_before.empty() ? "none" : reference_before) + " -> " +
+             (reference_after.empty() ? "none" : reference_after);
+      if (known) s += "; known: began before the newest nights checked";
+      break;
+    case HistoryKind::kOutlier:
+      s += "night " + night + " (" + revision + ") read " + level(after) + " against " + level(before) +
+           " on the nights around it; not a change";
+      break;
+    case HistoryKind::kBimodal:
+      s += "two levels, " + level(before) + " (" + std::to_string(n_before) + " nights) and " + level(after) +
+           " (" + std::to_string(n_after) + " nights), " + std::to_string(switches) +
+           " switches between them: a library or machine with two modes, not judged night by night";
+      break;
+    case HistoryKind::kDrift:
+      s += change(size) + " per night, " + change(total) + " over " + std::to_string(n_after) +
+           " nights (a line fits better than any step; no night to blame, not failed)";
+      break;
+  }
+  return s;
+}
+
+bool HistoryReport::Fails() const {
+  return std::any_of(findings.begin(), findings.end(), [](const HistoryFinding& f) { return f.fails; });
+}
+
+std::string HistoryReport::Summary() const {
+  std::map<HistoryKind, int> n;
+  int failing = 0, known = 0;
+  for (const HistoryFinding& f : findings) {
+    ++n[f.kind];
+    failing += f.fails ? 1 : 0;
+    known += f.known ? 1 : 0;
+  }
+  std::string s = std::string("history: ") + (Fails() ? "FAIL: " : "PASS: ") + std::to_string(failing) +
+                  " new regression(s), " + std::to_string(known) + " known, " +
+                  std::to_string(n[HistoryKind::kImprovement]) + " improvement(s), " +
+                  std::to_string(n[HistoryKind::kPending]) + " pending, " +
+                  std::to_string(n[HistoryKind::kOutlier]) + " outlier night(s), " +
+                  std::to_string(n[HistoryKind::kBimodal]) + " bimodal, " +
+                  std::to_string(n[HistoryKind::kDrift]) + " drift; " + std::to_string(series) + " series (" +
+                  std::to_string(decided) + " decided, " + std::to_string(undecided.size()) +
+                  " with too few valid nights) over " + std::to_string(runs) + " run(s); " +
+                  std::to_string(refused_nights) + " refused night(s) not analysed";
+  return s;
+}
+
+HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int runs,
+                           const HistoryCheckOptions& o) {
+  HistoryReport report;
+  report.runs = runs;
+  for (const std::vector<SeriesNight>& full : all) {
+    if (full.empty()) continue;
+    ++report.series;
+    const std::size_t skip = full.size() > static_cast<std::size_t>(o.max_nights)
+                                 ? full.size() - static_cast<std::size_t>(o.max_nights)
+                                 : 0;
+    const std::vector<SeriesNight> nights(full.begin() + static_cast<long>(skip), full.end());
+    const SeriesNight& id = nights.back();
+    const bool rel = Relative(id.obs.ratio);
+    std::vector<double> z;
+    std::vector<std::size_t> at;  // z[k] is nights[at[k]]
+    for (std::size_t i = 0; i < nights.size(); ++i) {
+      const auto& m = nights[i].obs.median;
+      if (!nights[i].obs.valid || !m || !std::isfinite(*m) || (rel && *m <= 0)) {
+        ++report.refused_nights;
+        continue;
+      }
+      z.push_back(rel ? std::log(*m) : *m);
+      at.push_back(i);
+    }
+    ChangePointOptions d = o.detect;
+    d.min_effect = rel ? std::log1p(o.min_effect_relative) : o.min_effect_absolute;
+    const SeriesAnalysis a = AnalyzeSeries(z, d);
+    const std::string name = id.obs.test + " " + id.obs.point + " " + id.obs.ratio;
+    if (!a.undecided.empty()) {
+      report.undecided.push_back(name + ": " + a.undecided);
+      continue;
+    }
+    ++report.decided;
+    const auto back = [&](double v) { return rel ? std::exp(v) : v; };
+    const auto diff = [&](double v) { return rel ? std::expm1(v) : v; };
+    const auto base = [&](HistoryKind kind, std::size_t k) {
+      HistoryFinding f;
+      f.kind = kind;
+      f.system_name = id.run.system_name;
+      f.test = id.obs.test;
+      f.point = id.obs.point;
+      f.ratio = id.obs.ratio;
+      const SeriesNight& n = nights[at[k]];
+      f.night = n.run.run_date;
+      f.run_id = n.run.run_id;
+      f.revision =
+          n.run.library_revision.empty() ? n.run.library_version : "revision " + n.run.library_revision;
+      return f;
+    };
+    const auto shift = [&](HistoryKind kind, const Shift& s) {
+      const auto k = static_cast<std::size_t>(s.at);
+      HistoryFinding f = base(kind, k);
+      f.before = back(s.before);
+      f.after = back(s.after);
+      f.size = diff(s.size);
+      f.lo = diff(s.lo);
+      f.hi = diff(s.hi);
+      f.p = s.p;
+      f.n_before = s.n_before;
+      f.n_after = s.n_after;
+      std::vector<std::string> db, da;
+      for (std::size_t j = 0; j < z.size(); ++j) (j < k ? db : da).push_back(nights[at[j]].obs.diagnosis);
+      f.diagnosis_before = Mode(db);
+      f.diagnosis_after = Mode(da);
+      f.reference_before = k > 0 ? nights[at[k - 1]].obs.reference : nights[at[k]].obs.reference;
+      f.reference_after = nights[at[k]].obs.reference;
+      return f;
+    };
+    for (const Shift& s : a.shifts) {
+      HistoryFinding f = shift(s.size > 0 ? HistoryKind::kRegression : HistoryKind::kImprovement, s);
+      if (f.kind == HistoryKind::kRegression) {
+        const std::size_t from_end = nights.size() - 1 - at[static_cast<std::size_t>(s.at)];
+        f.fails = from_end < static_cast<std::size_t>(o.recent);
+        f.known = !f.fails;
+      }
+      report.findings.push_back(f);
+    }
+    if (a.pending) report.findings.push_back(shift(HistoryKind::kPending, *a.pending));
+    for (int i : a.outliers) {
+      HistoryFinding f = base(HistoryKind::kOutlier, static_cast<std::size_t>(i));
+      std::vector<double> around;
+      for (int j = std::max(0, i - 3); j <= std::min(static_cast<int>(z.size()) - 1, i + 3); ++j)
+        if (j != i) around.push_back(z[static_cast<std::size_t>(j)]);
+      f.before = back(Median(around));
+      f.after = back(z[static_cast<std::size_t>(i)]);
+      report.findings.push_back(f);
+    }
+    if (a.bimodal) {
+      HistoryFinding f = base(HistoryKind::kBimodal, z.size() - 1);
+      f.before = back(a.low_mode);
+      f.after = back(a.high_mode);
+      f.n_before = a.low_count;
+      f.n_after = a.high_count;
+      f.switches = a.switches;
+      report.findings.push_back(f);
+    }
+    if (a.drift) {
+      HistoryFinding f = base(HistoryKind::kDrift, z.size() - 1);
+      f.size = diff(a.slope);
+      f.total = diff(a.total);
+      f.n_after = a.nights;
+      report.findings.push_back(f);
+    }
+  }
+  return report;
+}
+
+}  // namespace nbcguard

@@ -1,0 +1,103 @@
+#include "nbcguard/history.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace nbcguard {
+namespace {
+
+// One series of nights: values[i] on day i + 1 (NaN: a refused night).
+std::vector<SeriesNight> Series(const std::string& ratio, const std::vector<double>& values,
+                                const std::vector<std::string>& references = {}) {
+  std::vector<SeriesNight> s;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    SeriesNight n;
+    char date[32];
+    std::snprintf(date, sizeof date, "2026-09-%02dT03:00:00Z", static_cast<int>(i) + 1);
+    n.run.run_date = date;
+    n.run.run_id = "r" + std::to_string(i);
+    n.run.library_version = "Open MPI v4.1.4";
+    n.obs.test = "openmpi.ibcast.n2.basic";
+    n.obs.point = "1ms x 2ms";
+    n.obs.ratio = ratio;
+    n.obs.valid = values[i] == values[i];
+    if (n.obs.valid) n.obs.median = values[i];
+    n.obs.reference = i < references.size() ? references[i] : "";
+    s.push_back(n);
+  }
+  return s;
+}
+
+const HistoryFinding* First(const HistoryReport& r, HistoryKind k) {
+  for (const HistoryFinding& f : r.findings)
+    if (f.kind == k) return &f;
+  return nullptr;
+}
+
+std::vector<double> Step(double from, double to, int before, int after) {
+  std::vector<double> v;
+  v.reserve(static_cast<std::size_t>(before) + static_cast<std::size_t>(after));
+  const double wiggle[] = {0.01, -0.02, 0.015, 0.0, -0.01, 0.02, -0.015, 0.005};
+  for (int i = 0; i < before + after; ++i) v.push_back((i < before ? from : to) + wiggle[i % 8]);
+  return v;
+}
+
+TEST(HistoryCheck, ARecentStepFailsAnOldOneIsKnown) {
+  const HistoryReport recent = CheckHistory({Series("r_overhead", Step(0.1, 0.8, 12, 3))}, 15, {});
+  const HistoryFinding* f = First(recent, HistoryKind::kRegression);
+  ASSERT_NE(f, nullptr) << recent.Summary();
+  EXPECT_TRUE(f->fails);
+  EXPECT_EQ(f->night, "2026-09-13T03:00:00Z");
+  EXPECT_EQ(f->revision, "Open MPI v4.1.4");
+  EXPECT_TRUE(recent.Fails());
+
+  const HistoryReport old = CheckHistory({Series("r_overhead", Step(0.1, 0.8, 8, 10))}, 18, {});
+  f = First(old, HistoryKind::kRegression);
+  ASSERT_NE(f, nullptr) << old.Summary();
+  EXPECT_FALSE(f->fails);
+  EXPECT_TRUE(f->known);
+  EXPECT_FALSE(old.Fails());
+  EXPECT_NE(f->Line().find("known: began before"), std::string::npos) << f->Line();
+}
+
+TEST(HistoryCheck, AnImprovementDoesNotFail) {
+  const HistoryReport r = CheckHistory({Series("r_overhead", Step(0.8, 0.1, 12, 3))}, 15, {});
+  ASSERT_NE(First(r, HistoryKind::kImprovement), nullptr) << r.Summary();
+  EXPECT_EQ(First(r, HistoryKind::kRegression), nullptr);
+  EXPECT_FALSE(r.Fails());
+}
+
+// r_comp_slowdown is analysed on its logarithm and reported in percent.
+TEST(HistoryCheck, RelativeRatiosShiftInPercent) {
+  const HistoryReport r = CheckHistory({Series("r_comp_slowdown", Step(1.0, 1.5, 12, 3))}, 15, {});
+  const HistoryFinding* f = First(r, HistoryKind::kRegression);
+  ASSERT_NE(f, nullptr) << r.Summary();
+  EXPECT_NEAR(f->size, 0.5, 0.05);
+  EXPECT_NE(f->Line().find("1.00 -> 1.49 (+49 %"), std::string::npos) << f->Line();
+}
+
+TEST(HistoryCheck, AReferenceChangeIsNamedAndRefusedNightsCounted) {
+  std::vector<double> v = Step(0.0, 1.0, 12, 3);
+  v[4] = NAN;
+  std::vector<std::string> refs(15, "background");
+  for (std::size_t i = 12; i < refs.size(); ++i) refs[i] = "deferred";
+  const HistoryReport r = CheckHistory({Series("r_overhead", v, refs)}, 15, {});
+  const HistoryFinding* f = First(r, HistoryKind::kRegression);
+  ASSERT_NE(f, nullptr) << r.Summary();
+  EXPECT_EQ(f->night, "2026-09-13T03:00:00Z");
+  EXPECT_NE(f->Line().find("reference behaviour background -> deferred"), std::string::npos) << f->Line();
+  EXPECT_EQ(r.refused_nights, 1);
+}
+
+TEST(HistoryCheck, FewNightsAreUndecidedNotPassedSilently) {
+  const HistoryReport r = CheckHistory({Series("r_comm", {0.1, 0.9, 0.1})}, 3, {});
+  EXPECT_EQ(r.decided, 0);
+  ASSERT_EQ(r.undecided.size(), 1u);
+  EXPECT_NE(r.Summary().find("1 with too few valid nights"), std::string::npos) << r.Summary();
+}
+
+}  // namespace
+}  // namespace nbcguard
