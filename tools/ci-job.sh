@@ -7,7 +7,7 @@
 #       (the last good night), then the whole run compared with it
 # Both write build/<mpi>/report/: junit.xml, metrics.txt (OpenMetrics),
 # summary.md, index.html (+ heat-maps beside each results.json); nightly adds
-# regressions.md. The exit code is the tests' (and the comparison's).
+# regressions.md and history.txt / history.json (the results history's check). The exit code is the tests' (and the comparison's).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: ci-job.sh test|nightly MPI}
@@ -61,6 +61,22 @@ case "$kind" in
       "$driver" compare "$baseline" "$bin/results" --format markdown > "$report/regressions.md"
       rc=$?
       cat "$report/regressions.md"
+      [ $rc -eq 0 ] || status=1
+    fi
+    # The results history (docs/history.md): this night joins the nights
+    # before it, and a change point that is a new regression fails the job.
+    # NBCGUARD_HISTORY: a PostgreSQL server (postgresql://...) or an SQLite
+    # file; default history/<mpi>.db, which .gitlab-ci.yml keeps between
+    # pipelines as the job's cache. A run the history refuses (a torn or
+    # incomplete results.json) fails the job: a night must not go missing
+    # unnoticed.
+    if [ -d "$bin/results" ]; then
+      history=${NBCGUARD_HISTORY:-history/$mpi.db}
+      case "$history" in postgres*) ;; *) mkdir -p "$(dirname "$history")" ;; esac
+      "$driver" history ingest "$bin/results" --db "$history" || status=1
+      "$driver" history check --db "$history" --library "$mpi" --json "$report/history.json" > "$report/history.txt"
+      rc=$?
+      cat "$report/history.txt"
       [ $rc -eq 0 ] || status=1
     fi
     ;;
