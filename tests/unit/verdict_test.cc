@@ -575,6 +575,26 @@ TEST(VerdictConfirmTest, InvalidInBothJobsStillFails) {
   EXPECT_EQ(Confirm(j.v, again, Ctx(), {j.t.rule}).invalid, j.v.invalid);
 }
 
+// The first job's calibration broke (a disturbed machine can do that) and
+// the second job measured the point but a validity gate refused it: nothing
+// was decided there, so the point is refused (INCONCLUSIVE), not a failure.
+TEST(VerdictConfirmTest, InvalidThenRefusedIsInconclusive) {
+  InvalidInFirstJob j;
+  std::vector<PointResult> again = Grid();
+  PointResult refused = Invalid(1e-3, 1e-3, "computation unstable: interquartile range 7.27 x its median");
+  refused.refused = true;
+  *Find(again, 1e-3, 1e-3) = refused;
+  const Verdict c = Confirm(j.v, again, Ctx(), {j.t.rule});
+  EXPECT_FALSE(c.pass);
+  EXPECT_TRUE(c.failures.empty());
+  ASSERT_EQ(c.invalid.size(), 1u);
+  EXPECT_TRUE(c.invalid[0].refused);
+  EXPECT_NE(c.invalid[0].line.find("266us to 581us"), std::string::npos) << c.invalid[0].line;
+  EXPECT_NE(c.invalid[0].line.find("refused too: computation unstable"), std::string::npos)
+      << c.invalid[0].line;
+  EXPECT_TRUE(c.Inconclusive()) << c.Summary();
+}
+
 TEST(VerdictConfirmTest, InvalidInTheFirstJobIsJudgedOnTheSecond) {
   InvalidInFirstJob j;
   const int checked = j.v.points_checked;

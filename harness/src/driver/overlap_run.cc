@@ -271,7 +271,7 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
     final_verdict = Confirm(fv, second_kind->reduction().points, t.test.Context(),
                             first->spec ? first->spec->rules : std::vector<Rule>{});
     confirmation["results"] = second.results_path.string();
-    if (second.rc != kPass && second.rc != kFail)
+    if (second.rc != kPass && second.rc != kFail && second.rc != kInconclusive)
       confirmation["error"] = "the second job failed (exit " + std::to_string(second.rc) + ")";
   }
   std::cout << "\nconfirmation of the first job's failures by the second:\n";
@@ -280,7 +280,7 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   for (const std::string& s : final_verdict.remeasured)
     std::cout << "  invalid in the first job: " << s << "\n";
   for (const InvalidPoint& i : final_verdict.invalid)
-    std::cout << "  INVALID in both jobs: " << i.line << "\n";
+    std::cout << (i.refused ? "  refused (undecided): " : "  INVALID in both jobs: ") << i.line << "\n";
   std::cout << "verdict after confirmation: " << final_verdict.Summary() << "\n";
   if (t.ro.ctest)
     PrintCTestMeasurements(std::cout,

@@ -251,11 +251,26 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
   for (const InvalidPoint& i : first.invalid)
     if (i.at && std::find(points.begin(), points.end(), *i.at) == points.end()) points.push_back(*i.at);
   std::vector<std::pair<std::pair<double, double>, std::string>> measured;  // point, what it found
+  // Points the second job measured but a validity gate (or the imbalance
+  // check) refused there: the first job's reason, whatever it was (a
+  // calibration broken by a disturbance too), is not confirmed, and the
+  // machine decided nothing: refused, so INCONCLUSIVE rather than FAIL.
+  std::vector<std::pair<std::pair<double, double>, std::string>> refused_again;
   for (const auto& at : points) {
     const PointResult* p = find(at.first, at.second);
-    if (!p || !p->valid) continue;  // the second job could not measure it either
+    if (!p) continue;  // no second measurement
+    if (!p->valid) {
+      if (p->refused) refused_again.emplace_back(at, p->invalid_reason);
+      continue;  // else the second job could not measure it either
+    }
     const Verdict second = Evaluate({*p}, test, rules);
-    if (!second.invalid.empty() || second.points_checked <= 0) continue;
+    if (!second.invalid.empty()) {
+      if (std::all_of(second.invalid.begin(), second.invalid.end(),
+                      [](const InvalidPoint& i) { return i.refused; }))
+        refused_again.emplace_back(at, second.invalid.front().line);
+      continue;
+    }
+    if (second.points_checked <= 0) continue;
     v.points_checked += second.points_checked;
     if (std::find(v.checked.begin(), v.checked.end(), at) == v.checked.end()) v.checked.push_back(at);
     std::string found;
@@ -275,7 +290,14 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
     auto m = std::find_if(measured.begin(), measured.end(),
                           [&](const auto& e) { return i.at && e.first == *i.at; });
     if (m == measured.end()) {
-      v.invalid.push_back(i);
+      const auto r = std::find_if(refused_again.begin(), refused_again.end(),
+                                  [&](const auto& e) { return i.at && e.first == *i.at; });
+      if (r == refused_again.end()) {
+        v.invalid.push_back(i);
+      } else {
+        v.invalid.push_back(
+            {i.line + " -> the second job's measurement was refused too: " + r->second, i.at, true});
+      }
       continue;
     }
     v.remeasured.push_back(i.line + m->second);
