@@ -34,14 +34,28 @@ std::string Env(const char* name) {
   return v ? v : "";
 }
 
-std::string DbUrl(const HistoryCommandOptions& o) { return o.db.empty() ? Env("NBCGUARD_HISTORY") : o.db; }
+// The database --db or NBCGUARD_HISTORY names; empty, after saying so,
+// when neither does.
+std::string DbUrl(const char* verb, const HistoryCommandOptions& o) {
+  std::string url = o.db.empty() ? Env("NBCGUARD_HISTORY") : o.db;
+  if (url.empty())
+    std::cerr << "nbcguard history " << verb
+              << ": no history database: give --db (sqlite:PATH, a path, or postgresql://...) or set "
+                 "NBCGUARD_HISTORY\n";
+  return url;
+}
 
-std::string UtcIso(std::time_t t) {
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+// Opens the history at url and runs use(store); a database error is a
+// message and exit 2.
+template <typename Use>
+int WithStore(const char* verb, const std::string& url, Use use) {
+  try {
+    HistoryStore store(OpenHistoryDb(url));
+    return use(store);
+  } catch (const HistoryDbError& e) {
+    std::cerr << "nbcguard history " << verb << ": " << e.what() << "\n";
+    return kUsage;
+  }
 }
 
 // YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ, as the history orders nights; a
@@ -115,12 +129,8 @@ json FindingJson(const HistoryFinding& f) {
 }  // namespace
 
 int HistoryIngestCommand(const HistoryCommandOptions& o) {
-  const std::string url = DbUrl(o);
-  if (url.empty()) {
-    std::cerr << "nbcguard history ingest: no history database: give --db (sqlite:PATH, a path, or "
-                 "postgresql://...) or set NBCGUARD_HISTORY\n";
-    return kUsage;
-  }
+  const std::string url = DbUrl("ingest", o);
+  if (url.empty()) return kUsage;
   // Everything is read and checked before the database is touched.
   std::vector<TestResults> tests;
   std::vector<std::string> unreadable, skipped;
@@ -183,8 +193,7 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
       rows.push_back(std::move(r));
     }
 
-  try {
-    HistoryStore store(OpenHistoryDb(url));
+  return WithStore("ingest", url, [&](HistoryStore& store) {
     std::string existing;
     if (!store.Ingest(run, rows, &existing)) {
       std::cout << "history: run " << run.run_id << " from " << o.run_dir << " is already stored (ingested "
@@ -198,43 +207,29 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
               << " of them refused points; into " << store.db().Describe() << "\n";
     if (!skipped.empty())
       std::cout << "history: " << skipped.size() << " results.json of other kinds not stored (partitioned)\n";
-  } catch (const HistoryDbError& e) {
-    std::cerr << "nbcguard history ingest: " << e.what() << "\n";
-    return kUsage;
-  }
-  return kPass;
+    return kPass;
+  });
 }
 
 int HistoryRunsCommand(const HistoryCommandOptions& o) {
-  const std::string url = DbUrl(o);
-  if (url.empty()) {
-    std::cerr << "nbcguard history runs: no history database: give --db or set NBCGUARD_HISTORY\n";
-    return kUsage;
-  }
-  try {
-    HistoryStore store(OpenHistoryDb(url));
+  const std::string url = DbUrl("runs", o);
+  if (url.empty()) return kUsage;
+  return WithStore("runs", url, [&](HistoryStore& store) {
     const auto runs = store.Runs(o.system, o.library);
     for (const HistoryRun& r : runs)
       std::cout << r.run_date << "  " << r.run_id << "  " << r.system_name << "  " << r.library << "  "
                 << (r.library_revision.empty() ? "-" : r.library_revision) << "  " << r.source << "\n";
     std::cout << "history: " << runs.size() << " run(s), " << store.Rows() << " value(s) in "
               << store.db().Describe() << "\n";
-  } catch (const HistoryDbError& e) {
-    std::cerr << "nbcguard history runs: " << e.what() << "\n";
-    return kUsage;
-  }
-  return kPass;
+    return kPass;
+  });
 }
 
 int HistoryCheckCommand(const HistoryCommandOptions& o) {
-  const std::string url = DbUrl(o);
-  if (url.empty()) {
-    std::cerr << "nbcguard history check: no history database: give --db or set NBCGUARD_HISTORY\n";
-    return kUsage;
-  }
+  const std::string url = DbUrl("check", o);
+  if (url.empty()) return kUsage;
   HistoryReport report;
-  try {
-    HistoryStore store(OpenHistoryDb(url));
+  const int rc = WithStore("check", url, [&](HistoryStore& store) {
     const auto runs = store.Runs(o.system, o.library);
     if (runs.empty()) {
       std::cerr << "nbcguard history check: no runs stored"
@@ -245,10 +240,9 @@ int HistoryCheckCommand(const HistoryCommandOptions& o) {
     report = CheckHistory(store.Series(o.system, o.library), static_cast<int>(runs.size()), o.check);
     std::cout << "history: " << runs.size() << " run(s) from " << runs.front().run_date << " to "
               << runs.back().run_date << " in " << store.db().Describe() << "\n";
-  } catch (const HistoryDbError& e) {
-    std::cerr << "nbcguard history check: " << e.what() << "\n";
-    return kUsage;
-  }
+    return kPass;
+  });
+  if (rc != kPass) return rc;
   // New regressions first, then the rest in the store's order.
   std::vector<const HistoryFinding*> order;
   for (const HistoryFinding& f : report.findings) order.push_back(&f);

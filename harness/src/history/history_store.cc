@@ -63,14 +63,17 @@ HistoryRun RunFrom(const SqlRow& row) {
 
 SqlValue Opt(const std::optional<double>& v) { return v ? SqlNumber(*v) : SqlValue(); }
 
-std::string NowUtc() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+}  // namespace
+
+std::string UtcIso(std::time_t t) {
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
+
+namespace {
 
 // Runs matching a system and a library ("" = any): a WHERE clause with
 // its parameters in order.
@@ -123,7 +126,8 @@ bool HistoryStore::Ingest(const HistoryRun& run, const std::vector<HistoryObserv
         "INSERT INTO nbcguard_runs (run_id, run_date, system_name, library, library_version, library_revision, "
         "nbcguard_version, source, ingested_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
         {run.run_id, run.run_date, run.system_name, run.library, run.library_version, run.library_revision,
-         run.nbcguard_version, run.source, NowUtc()});
+         run.nbcguard_version, run.source,
+         UtcIso(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now()))});
     for (const HistoryObservation& o : rows)
       db_->Query(
           "INSERT INTO nbcguard_observations (run_id, test, point, comm_target, comp_target, ratio, median, ci_lo, "

@@ -4,6 +4,7 @@
 // (same results.json contents) goes in once.
 #pragma once
 
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "sql_db.h"
 
 namespace nbcguard {
+
+// t as the history writes dates: YYYY-MM-DDTHH:MM:SSZ (UTC).
+std::string UtcIso(std::time_t t);
 
 class HistoryStore {
  public:
