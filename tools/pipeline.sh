@@ -86,7 +86,14 @@ if [ "$which" = schedule ] || [ "$which" = both ]; then
   # r_comp_slowdown 1.86 [1.78,1.94] in one run, 2.64 [2.54,2.71] in the
   # next, same build, 2026-11-23), so compare rightly reports a change. A
   # self-comparison must be one whose answer is known: "no regression".
+  # INCONCLUSIVE tests: listed, but not failing the local schedule pipeline
+  # (NBCGUARD_LOCAL_INCONCLUSIVE, default skip; GitLab's nightly default is
+  # fail). On this 2-vCPU VM a point stays undecided in some runs (the
+  # nightly job of a clean-clone run of 83a6bee, 2026-11-25: Open MPI's
+  # ibcast n2 basic, its ranks computing 1.4x apart), and the local run's
+  # job is to show that the pipeline works, not to judge the VM.
   vars=(--variable CI_PIPELINE_SOURCE=schedule
+        --variable "NBCGUARD_INCONCLUSIVE=${NBCGUARD_LOCAL_INCONCLUSIVE:-skip}"
         --variable "NBCGUARD_NIGHTLY_LABELS=${NBCGUARD_LOCAL_NIGHTLY_LABELS:-ibcast}"
         --variable "NBCGUARD_NIGHTLY_EXCLUDE=${NBCGUARD_LOCAL_NIGHTLY_EXCLUDE:-nightly|ibcast-strategies}")
   [ -d "$keep/baseline" ] && vars+=(--variable "NBCGUARD_BASELINE_ROOT=$PWD/$keep/baseline")
@@ -100,5 +107,9 @@ if [ "$tests" -eq 0 ]; then
   echo "pipelines: no test ran"
   status=1
 fi
-echo "nbcguard: $((tests - failed - skipped)) passed, $failed failed, $skipped skipped"
+inconclusive=0
+for j in "${junits[@]}"; do
+  [ -f "$j" ] && inconclusive=$((inconclusive + $(bash tools/inconclusive-tests.sh "$j" | wc -l)))
+done
+echo "nbcguard: $((tests - failed - skipped)) passed, $failed failed, $skipped skipped ($inconclusive of them INCONCLUSIVE)"
 exit $status

@@ -179,6 +179,8 @@ foreach(_behaviour background deferred cpu-thief late-rank late-exit passive-imp
             -DCHECKER=$<TARGET_FILE:nbcguard-reference-check>
             -P ${CMAKE_CURRENT_LIST_DIR}/check_reference.cmake)
   set_property(TEST ${_impl}.mpi.reference-${_behaviour} APPEND PROPERTY LABELS reference)
+  set_property(TEST ${_impl}.mpi.reference-${_behaviour} PROPERTY SKIP_REGULAR_EXPRESSION
+               "reference-${_behaviour} INCONCLUSIVE")
 endforeach()
 set_property(TEST ${_impl}.mpi.reference-passive-impact PROPERTY LABELS
   "mpi;integration;${_impl};n2;nightly;reference")

@@ -4,19 +4,36 @@
 # The threshold verdict does not matter here (exit 0 or 1 from the driver;
 # reference cases match no threshold rule).
 #
-# When a check fails, or none fails but some are inconclusive (a ratio's
-# median outside its tolerance while its confidence interval still reaches
-# it: the machine was too noisy to tell), the case is measured once more by
-# a second, independent job, and that job must pass outright: failed or
-# inconclusive twice is a failure. A failure is measured again as a
-# threshold limit's is (docs/thresholds.md, "Confirmation by a second job"): one job's
-# intervals do not cover the spread between jobs on this VM. Once,
-# sleeping-wait at 1ms x 4ms read r_overhead 0.35 [0.32, 0.36] against
-# 0 +- 0.3 (MPICH, clean-clone CI of db66961): the computation ran 8 % slower
-# with the collective than in its reference, 1.08 [1.07, 1.09], and
-# r_overhead divides that 0.3 ms by the shorter, 1 ms communication. A
-# broken method is wrong in every job, so it still fails.
+# The job, not the repetition, is the unit of evidence: one job's
+# confidence intervals are far narrower than the spread between jobs on a
+# machine whose vCPUs change speed for seconds at a time. So the verdict is
+# sequential over independent jobs, measured only while it is undecided,
+# at most MAX_JOBS (default 3):
+#   - a job that passes every check decides PASS;
+#   - a second job that fails a check (median outside its tolerance with
+#     the interval beyond it too) decides FAIL: a broken method is wrong in
+#     every job;
+#   - a job that is inconclusive (a median outside its tolerance while its
+#     interval still reaches it: the machine was too noisy to tell) decides
+#     nothing.
+# Undecided after MAX_JOBS: INCONCLUSIVE, the line
+# "reference-<behaviour> INCONCLUSIVE: ..." with every job's outcome, which
+# the test's SKIP_REGULAR_EXPRESSION reports as not run, never as passed
+# (docs/ctest-and-ci.md, "Undecided verdicts").
+# Why: in a clean-clone CI run (2026-11-25, MPICH) background's first job
+# read r_comp_slowdown 0.81 [0.80, 1.15] at 2ms x 4ms for a known 1 +- 0.15,
+# with the ranks computing 1.21-1.36x apart at the other points, and the
+# second job did not pass outright either; the old rule (two jobs, the
+# second must pass) called that a failure and blamed the method for the
+# machine. Once, sleeping-wait at 1ms x 4ms read r_overhead 0.35
+# [0.32, 0.36] against 0 +- 0.3 (MPICH, clean-clone CI of db66961), and
+# the next job passed.
+cmake_minimum_required(VERSION 3.25)  # script mode: while(TRUE) needs CMP0012
 include(${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+get_filename_component(behaviour "${CASE}" NAME_WE)
+if(NOT MAX_JOBS)
+  set(MAX_JOBS 3)
+endif()
 function(check_results dir result_var)
   file(GLOB results "${dir}/*/n2/basic/results.json")
   if(NOT results)
@@ -25,17 +42,33 @@ function(check_results dir result_var)
   execute_process(COMMAND "${CHECKER}" ${results} RESULT_VARIABLE crc)
   set(${result_var} ${crc} PARENT_SCOPE)
 endfunction()
-check_results("${OUT}" crc)
-if(crc EQUAL 1 OR crc EQUAL 5)
-  if(crc EQUAL 5)
-    message("inconclusive (noise): measuring the case once more")
-  else()
-    message("a check failed in this job: a failure must be seen by two independent jobs, measuring the case once more")
-  endif()
-  set(OUT "${OUT}/again")
-  include(${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+set(base "${OUT}")
+set(job 1)
+set(failed 0)
+set(outcomes "")
+while(TRUE)
   check_results("${OUT}" crc)
-endif()
-if(NOT crc EQUAL 0)
-  message(FATAL_ERROR "the measured ratios do not match the reference behaviour's known answer (see above)")
-endif()
+  if(crc EQUAL 0)
+    list(APPEND outcomes "job ${job}: pass")
+    message("reference-${behaviour}: job ${job} passes every check (${outcomes})")
+    return()
+  elseif(crc EQUAL 1)
+    math(EXPR failed "${failed} + 1")
+    list(APPEND outcomes "job ${job}: a check failed")
+  elseif(crc EQUAL 5)
+    list(APPEND outcomes "job ${job}: inconclusive")
+  else()
+    message(FATAL_ERROR "nbcguard-reference-check exited ${crc} on ${OUT}: not a reference run")
+  endif()
+  string(REPLACE ";" ", " said "${outcomes}")
+  if(failed GREATER_EQUAL 2)
+    message(FATAL_ERROR "the measured ratios do not match the reference behaviour's known answer in two independent jobs (${said}; see above)")
+  endif()
+  if(job GREATER_EQUAL MAX_JOBS)
+    message(FATAL_ERROR "reference-${behaviour} INCONCLUSIVE: undecided after ${MAX_JOBS} jobs (${said}): the machine was too noisy to tell the known answer from another")
+  endif()
+  math(EXPR job "${job} + 1")
+  message("undecided (${said}): measuring the case in job ${job} of at most ${MAX_JOBS}")
+  set(OUT "${base}/job${job}")
+  include(${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
+endwhile()

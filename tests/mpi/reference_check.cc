@@ -13,9 +13,9 @@
 // inconclusive ratio. On this VM the computation's speed sometimes varies
 // 2x between samples of one point (comp_ref 0.99-2.02 ms at a 2 ms target),
 // which leaves intervals like r_overhead [0.28, 2.74]. The CTest script
-// then measures the case once more, and the second run must pass outright
-// (check_reference.cmake); it does the same after a failed check, because
-// one job's intervals do not cover the spread between jobs.
+// then measures more jobs while the verdict is undecided, at most 3
+// (check_reference.cmake), as it does after a failed check, because one
+// job's intervals do not cover the spread between jobs.
 //
 // Expected values, per valid grid point, from the behaviour (reference.h and
 // reference_preload.cc), with C = t_comp_ref and M = t_comm_ref measured at
@@ -210,9 +210,8 @@ int CheckMain(int argc, char** argv) {
     const std::string where = where_buf;
     // A point a validity gate refused (it keeps its figures as evidence)
     // says the machine was disturbed, not that the reference's ratios are
-    // wrong: inconclusive, measured again, and a failure when it is
-    // inconclusive twice (check_reference.cmake). Any other invalid point
-    // fails.
+    // wrong: inconclusive, measured again, and INCONCLUSIVE when no job
+    // decides (check_reference.cmake). Any other invalid point fails.
     if (!p.at("valid").get<bool>()) {
       const bool refused = p.contains("r_overhead");
       CheckTrue(where, "valid", false,
