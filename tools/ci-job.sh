@@ -65,6 +65,20 @@ case "$kind" in
     else
       echo "ci-job: baseline $baseline"
     fi
+    # The results history (docs/history.md). NBCGUARD_HISTORY: a PostgreSQL
+    # server (postgresql://...) or an SQLite file; default history/<mpi>.db,
+    # which .gitlab-ci.yml keeps between pipelines as the job's cache.
+    # Exported: the tests' baseline comparisons and `compare` below judge a
+    # change against the spread between the nights stored so far.
+    # Made absolute: the tests run in their own directories.
+    history=${NBCGUARD_HISTORY:-history/$mpi.db}
+    case "$history" in
+      postgres* | /* | sqlite:/*) ;;
+      sqlite:*) history="sqlite:$PWD/${history#sqlite:}" ;;
+      *) history="$PWD/$history" ;;
+    esac
+    export NBCGUARD_HISTORY=$history
+    case "$history" in postgres*) ;; *) mkdir -p "$(dirname "${history#sqlite:}")" ;; esac
     # --no-compress-output: the tests' output stays readable in junit.xml
     # (and on CDash), where the INCONCLUSIVE lines are looked up.
     ctest --no-compress-output -S tools/dashboard.cmake -DMPI="$mpi" -DBINARY_DIR="$PWD/$bin" \
@@ -77,16 +91,11 @@ case "$kind" in
       cat "$report/regressions.md"
       [ $rc -eq 0 ] || status=1
     fi
-    # The results history (docs/history.md): this night joins the nights
-    # before it, and a change point that is a new regression fails the job.
-    # NBCGUARD_HISTORY: a PostgreSQL server (postgresql://...) or an SQLite
-    # file; default history/<mpi>.db, which .gitlab-ci.yml keeps between
-    # pipelines as the job's cache. A run the history refuses (a torn or
+    # This night joins the nights before it, and a change point that is a
+    # new regression fails the job. A run the history refuses (a torn or
     # incomplete results.json) fails the job: a night must not go missing
     # unnoticed.
     if [ -d "$bin/results" ]; then
-      history=${NBCGUARD_HISTORY:-history/$mpi.db}
-      case "$history" in postgres*) ;; *) mkdir -p "$(dirname "$history")" ;; esac
       "$driver" history ingest "$bin/results" --db "$history" || status=1
       "$driver" history check --db "$history" --library "$mpi" --json "$report/history.json" > "$report/history.txt"
       rc=$?

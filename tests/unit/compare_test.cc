@@ -572,5 +572,49 @@ TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryResolv
   EXPECT_EQ(same.speed_checks, 6);  // every valid point of both tests
 }
 
+// ------------------------------------------- the between-run spread --
+
+// The history says how far one job's median moves between jobs of
+// unchanged code; two runs are two jobs, so a change must also exceed
+// z(alpha) x sqrt(2) x that spread (about 3.3 sd at alpha 0.01).
+TEST(CompareTest, AChangeWithinTheBetweenRunSpreadIsWithinNoise) {
+  TestResults now = Run1("a");
+  now.points[1].ratios[Metric::kOverhead] = R(Spreadout(1.0, 0.1));  // +0.95, significant in-run
+  now.mpi_impact[4e-3] = R(Spreadout(2.0, 0.1, 9));                  // x2
+  const std::string overhead = SeriesKey("mpich.a.n2.basic", "1ms x 4ms", "r_overhead");
+  const std::string impact = SeriesKey("mpich.a.n2.basic", "* x 4ms", "r_mpi_impact");
+  CompareOptions o;
+  o.between[overhead] = {0.35, 20};  // 3.29 x 0.35 = 1.15 > 0.95: within
+  o.between[impact] = {0.05, 20};    // log 2 = 0.69 > 3.29 x 0.05: beyond
+  const Comparison c = Compare({Run1("a")}, {now}, o);
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].metric, Metric::kMpiImpact);
+  EXPECT_EQ(c.regressions[0].between.nights, 20);
+  EXPECT_FALSE(c.regressions[0].within_between);
+  ASSERT_EQ(c.within_noise.size(), 1u);
+  EXPECT_EQ(c.within_noise[0].metric, Metric::kOverhead);
+  EXPECT_TRUE(c.within_noise[0].within_between);
+  EXPECT_DOUBLE_EQ(c.within_noise[0].between.sigma, 0.35);
+  // A narrower spread: the same change is a regression.
+  o.between[overhead] = {0.25, 20};  // 3.29 x 0.25 = 0.82 < 0.95
+  EXPECT_EQ(Compare({Run1("a")}, {now}, o).regressions.size(), 2u);
+  // A spread from too few nights is not used.
+  o.between[overhead] = {0.35, 5};
+  EXPECT_EQ(Compare({Run1("a")}, {now}, o).regressions.size(), 2u);
+  // An improvement within the spread is no change at all.
+  o.between[overhead] = {0.35, 20};
+  const Comparison back = Compare({now}, {Run1("a")}, o);
+  ASSERT_EQ(back.improvements.size(), 1u);
+  EXPECT_EQ(back.improvements[0].metric, Metric::kMpiImpact);
+  EXPECT_TRUE(back.within_noise.empty());
+}
+
+TEST(UpperNormalQuantileTest, KnownValues) {
+  EXPECT_NEAR(UpperNormalQuantile(0.5), 0.0, 1e-9);
+  EXPECT_NEAR(UpperNormalQuantile(0.05), 1.644854, 1e-5);
+  EXPECT_NEAR(UpperNormalQuantile(0.01), 2.326348, 1e-5);
+  EXPECT_NEAR(UpperNormalQuantile(0.975), -1.959964, 1e-5);
+}
+
 }  // namespace
 }  // namespace nbcguard

@@ -1,10 +1,14 @@
 #include "nbcguard/history.h"
 
+#include <cmath>
+
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "synthetic_noise.h"
 
 namespace nbcguard {
 namespace {
@@ -97,6 +101,35 @@ TEST(HistoryCheck, FewNightsAreUndecidedNotPassedSilently) {
   EXPECT_EQ(r.decided, 0);
   ASSERT_EQ(r.undecided.size(), 1u);
   EXPECT_NE(r.Summary().find("1 with too few valid nights"), std::string::npos) << r.Summary();
+}
+
+// The between-run spread recovers the noise's sd from the nights, is
+// hardly moved by one level shift or one wild night, and is on log values
+// for the relative ratios.
+TEST(BetweenRunSpreads, RecoverTheNightToNightSd) {
+  SyntheticNoise noise{7};
+  std::vector<double> flat, step, relative;
+  for (int i = 0; i < 40; ++i) {
+    flat.push_back(0.3 + noise.Normal(0.05));
+    step.push_back((i < 20 ? 0.3 : 0.8) + noise.Normal(0.05));
+    relative.push_back(1.2 * std::exp(noise.Normal(0.05)));
+  }
+  step[10] = 3.0;  // one wild night
+  std::vector<std::vector<SeriesNight>> series = {Series("r_overhead", flat), Series("r_comm", step),
+                                                  Series("r_comp_slowdown", relative),
+                                                  Series("r_mpi_impact", {1.0, NAN, 1.1})};
+  const auto spreads = BetweenRunSpreads(series, HistoryCheckOptions{});
+  const std::string at = "openmpi.ibcast.n2.basic 1ms x 2ms ";
+  ASSERT_EQ(spreads.count(at + "r_overhead"), 1u);
+  EXPECT_NEAR(spreads.at(at + "r_overhead").sigma, 0.05, 0.015);
+  EXPECT_EQ(spreads.at(at + "r_overhead").nights, 40);
+  EXPECT_NEAR(spreads.at(at + "r_comm").sigma, 0.05, 0.02);  // the step and the wild night barely count
+  EXPECT_NEAR(spreads.at(at + "r_comp_slowdown").sigma, 0.05, 0.015);  // of log values, not 1.2 x 0.05
+  EXPECT_EQ(spreads.count(at + "r_mpi_impact"), 0u);                   // 2 valid nights: no spread
+  // The plain sd of the stepped series would be about 0.25: the step is not noise.
+  HistoryCheckOptions newest;
+  newest.max_nights = 15;  // only the newest nights count
+  EXPECT_EQ(BetweenRunSpreads(series, newest).at(at + "r_overhead").nights, 15);
 }
 
 }  // namespace

@@ -41,6 +41,23 @@ RankSum RankSumGreater(const std::vector<double>& x, const std::vector<double>& 
 // few samples can be significant at alpha 0.01.
 double SmallestP(int n_x, int n_y);
 
+// How much one job's median of a ratio at one point moves between
+// independent jobs of unchanged code: a series of the results history
+// (nbcguard/history.h, BetweenRunSpreads). sigma is in the ratio's units,
+// or of its natural logarithm for the relative ratios (r_comp_slowdown,
+// r_mpi_impact); nights: the valid nights it was estimated from.
+struct BetweenRunSpread {
+  double sigma = 0;
+  int nights = 0;
+};
+
+// The key of a series: "<test> <point> <ratio>", e.g.
+// "openmpi.ibcast.n2.basic 500us x 2ms r_overhead".
+std::string SeriesKey(const std::string& test, const std::string& point, const std::string& ratio);
+
+// z with P(N(0,1) > z) = p, for p in (0, 1).
+double UpperNormalQuantile(double p);
+
 struct CompareOptions {
   double tolerance_absolute = 0.25;  // r_overhead, r_comm: new median - baseline median
   double tolerance_relative = 0.15;  // r_comp_slowdown, r_mpi_impact: new / baseline - 1
@@ -52,6 +69,13 @@ struct CompareOptions {
   // Compare tests whose reference behaviour differs (for testing the
   // comparison itself with reference behaviours; never for real use).
   bool ignore_reference = false;
+  // Between-run spreads by SeriesKey (nbcguard compare --history); empty:
+  // none known. Two runs are two jobs: where a series has at least
+  // min_history_nights, a regression or improvement must also differ by
+  // more than UpperNormalQuantile(alpha) x sqrt(2) x its sigma, or it is
+  // within the between-run spread (a worsening then counts within noise).
+  std::map<std::string, BetweenRunSpread> between;
+  int min_history_nights = 6;
 };
 
 // r_comp_slowdown and r_mpi_impact scale around 1 and are compared
@@ -160,6 +184,10 @@ struct Change {
   double tolerance = 0;
   double p = 1;
   std::string diagnosis;  // the new run's, at this point
+  // The series' between-run spread, when the history knows it (nights > 0),
+  // and whether the change stays within it (then not a regression).
+  BetweenRunSpread between;
+  bool within_between = false;
   // A change of the collective's own speed rather than of a ratio (metric
   // unused; base and now are the bandwidths, or the times when the
   // collective moves no data): both runs' sizes, times and bandwidths.

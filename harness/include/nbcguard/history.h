@@ -5,6 +5,7 @@
 // check runs on an SQLite file or a PostgreSQL server.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,6 +92,17 @@ struct HistoryReport {
   bool Fails() const;
   std::string Summary() const;  // "history: FAIL: 1 regression(s) ..." / "history: PASS: ..."
 };
+
+// The between-run spread of every series (keys: SeriesKey) from its newest
+// o.max_nights valid nights: sigma = 1.4826 x the median absolute
+// difference of successive nights / sqrt(2), on log values for the
+// relative ratios. Successive differences see the night-to-night noise but
+// hardly a level shift (one large difference among many); the median keeps
+// an outlier night out. Series with fewer than 3 valid nights are left
+// out. With several systems in `series`, a key keeps the series with the
+// most nights.
+std::map<std::string, BetweenRunSpread> BetweenRunSpreads(const std::vector<std::vector<SeriesNight>>& series,
+                                                          const HistoryCheckOptions& o);
 
 // `nights` holds every stored observation, grouped by the store into
 // series (system, test, point, ratio) and ordered by run_date within each.

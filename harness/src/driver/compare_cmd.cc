@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <tuple>
 
+#include "history_cmd.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
@@ -63,6 +65,14 @@ std::string Rule(const CompareOptions& o) {
          "more than a factor " + Fixed(1 + o.tolerance_speed) + ", the same test on its per-sample times";
 }
 
+// "sd 0.08 over 14 nights", "sd 6 % over 14 nights": a series' between-run spread.
+std::string BetweenText(const Change& c) {
+  const bool relative = IsRelative(c.metric);
+  const double sd = relative ? std::exp(c.between.sigma) - 1 : c.between.sigma;
+  return "sd " + (relative ? Fixed(100 * sd, 0) + " %" : Fixed(sd)) + " over " +
+         std::to_string(c.between.nights) + " nights";
+}
+
 std::string Line(const char* tag, const Change& c) {
   if (c.speed)
     return std::string(tag) + " collective " + (c.difference < 0 ? "slower" : "faster") + ": " +
@@ -70,11 +80,16 @@ std::string Line(const char* tag, const Change& c) {
            " -> " + SpeedCell(c.now_speed) + ", " + Difference(c) + ", p = " + PValue(c.p);
   return std::string(tag) + " " + c.test.Name() + " " + PointName(c.comm_target, c.comp_target) + " " +
          MetricName(c.metric) + ": baseline " + Cell(c.base) + " -> new " + Cell(c.now) + ", " +
-         Difference(c) + ", p = " + PValue(c.p) + ", diagnosis " + (c.diagnosis.empty() ? "-" : c.diagnosis);
+         Difference(c) + ", p = " + PValue(c.p) + ", diagnosis " + (c.diagnosis.empty() ? "-" : c.diagnosis) +
+         (c.between.nights > 0 && !c.within_between ? ", beyond the between-run " + BetweenText(c) : "");
 }
 
 // Why a worsening past the tolerance did not count.
 std::string NoiseLine(const Change& c, double alpha) {
+  if (c.within_between)
+    return Line("within noise:", c) +
+           " (within the spread between runs: two runs of this point differ by up to " +
+           Fixed(UpperNormalQuantile(alpha) * std::sqrt(2.0)) + " x the history's " + BetweenText(c) + ")";
   std::string why = "not significant: p = " + PValue(c.p) + " >= " + PValue(alpha);
   const double best = SmallestP(c.now.n, c.base.n);
   if (best >= alpha)
@@ -239,6 +254,23 @@ bool ReadTestResults(const fs::path& path, TestResults* out, std::string* why, b
   return true;
 }
 
+// The options with the between-run spreads of the history at `history`
+// (empty: $NBCGUARD_HISTORY; neither: unchanged, *note empty). On a
+// database error, min_history_nights is -1 and *note the error: a history
+// that was asked for and cannot be read must not silently judge without it.
+CompareOptions WithHistory(CompareOptions o, const std::string& history, const std::string& system,
+                           std::string* note) {
+  note->clear();
+  const char* env = std::getenv("NBCGUARD_HISTORY");
+  const std::string url = !history.empty() ? history : env ? env : "";
+  if (url.empty()) return o;
+  if (!LoadBetweenRunSpreads(url, system, &o.between, note)) o.min_history_nights = -1;
+  else
+    *note += "; a change must also exceed the spread between runs where a series has " +
+             std::to_string(o.min_history_nights) + " nights or more";
+  return o;
+}
+
 }  // namespace
 
 bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out,
@@ -288,17 +320,25 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
       return kUsage;
     }
   }
-  const Comparison c = Compare(base, now, co);
+  std::string history_note;
+  const CompareOptions co_history = WithHistory(co, o.history, o.system, &history_note);
+  if (co_history.min_history_nights < 0) {
+    std::cerr << "nbcguard compare: " << history_note << "\n";
+    return kUsage;
+  }
+  const Comparison c = Compare(base, now, co_history);
   std::ostream& out = std::cout;
   if (o.format == "markdown") {
     out << "## nbcguard compare\n\nbaseline `" << baseline_dir << "` (" << base.size() << " results), new `"
         << run_dir << "` (" << now.size() << " results). A regression: " << Rule(co) << ".\n";
+    if (!history_note.empty()) out << "\n" << history_note << ".\n";
     PrintMarkdown(out, c, co, unreadable);
     for (const std::string& k : skipped) out << "- skipped " << k << "\n";
   } else {
     out << "nbcguard compare: baseline " << baseline_dir << " (" << base.size() << " results) vs new "
         << run_dir << " (" << now.size() << " results)\n"
         << "a regression: " << Rule(co) << "\n";
+    if (!history_note.empty()) out << history_note << "\n";
     PrintText(out, c, co, unreadable);
     for (const std::string& k : skipped) out << "skipped: " << k << "\n";
   }
@@ -342,9 +382,15 @@ int CheckAgainstBaseline(const json& results, const std::string& results_path,
     return kPass;
   }
   for (const TestResults& t : matching) out << "baseline: comparing with " << t.source << "\n";
-  const CompareOptions o;
+  std::string history_note;
+  const CompareOptions o = WithHistory(CompareOptions{}, "", "", &history_note);
+  if (o.min_history_nights < 0) {
+    out << "baseline: cannot compare: " << history_note << "\n";
+    return kFail;
+  }
   const Comparison c = Compare(matching, {*mine}, o);
   out << "baseline: a regression is " << Rule(o) << "\n";
+  if (!history_note.empty()) out << "baseline: " << history_note << "\n";
   PrintText(out, c, o, {});
   std::ofstream(fs::path(results_path).parent_path() / "baseline-comparison.json")
       << ComparisonJson(c, o, {}).dump(1) << "\n";

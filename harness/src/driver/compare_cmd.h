@@ -18,6 +18,10 @@ struct CompareCommandOptions {
   CompareOptions compare;
   std::string format = "text";  // text | markdown
   std::string json_out;         // also write the comparison as JSON here (empty = no)
+  // The results history whose between-run spreads the comparison uses
+  // (CompareOptions::between; empty: $NBCGUARD_HISTORY, or none), and the
+  // system whose series count ("" = as `nbcguard history ingest` names it).
+  std::string history, system;
 };
 
 // Every results.json under dir (recursively), sorted by path. Files that

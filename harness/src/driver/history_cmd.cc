@@ -93,6 +93,12 @@ std::string HostName() {
   return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string("unknown");
 }
 
+// The system a run belongs to: given, else $NBCGUARD_SYSTEM, else the host name.
+std::string SystemName(const std::string& given) {
+  if (!given.empty()) return given;
+  return !Env("NBCGUARD_SYSTEM").empty() ? Env("NBCGUARD_SYSTEM") : HostName();
+}
+
 int Refuse(const std::string& dir, const std::string& why) {
   std::cerr << "nbcguard history ingest: refused " << dir << ": " << why << "; nothing stored\n";
   return kUsage;
@@ -177,9 +183,7 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
   } else {
     run.run_date = UtcIso(newest);
   }
-  run.system_name = !o.system.empty()                 ? o.system
-                    : !Env("NBCGUARD_SYSTEM").empty() ? Env("NBCGUARD_SYSTEM")
-                                                      : HostName();
+  run.system_name = SystemName(o.system);
   run.library = tests.front().key.implementation;
   run.library_version = tests.front().library_version;
   run.library_revision = !o.revision.empty() ? o.revision : Env("NBCGUARD_MPI_REVISION");
@@ -273,6 +277,29 @@ int HistoryCheckCommand(const HistoryCommandOptions& o) {
     }
   }
   return report.Fails() ? kFail : kPass;
+}
+
+bool LoadBetweenRunSpreads(const std::string& url, const std::string& system,
+                           std::map<std::string, BetweenRunSpread>* out, std::string* note) {
+  const bool server = url.rfind("postgres", 0) == 0;
+  const std::string path = url.rfind("sqlite:", 0) == 0 ? url.substr(7) : url;
+  std::error_code ec;
+  if (!server && !fs::exists(path, ec)) {
+    *note = "history " + url + ": not created yet, no between-run spread known";
+    return true;
+  }
+  const std::string sys = SystemName(system);
+  try {
+    HistoryStore store(OpenHistoryDb(url));
+    const std::size_t runs = store.Runs(sys).size();
+    *out = BetweenRunSpreads(store.Series(sys), HistoryCheckOptions{});
+    *note = "history " + store.db().Describe() + ": " + std::to_string(runs) + " run(s) of system " + sys +
+            ", between-run spread of " + std::to_string(out->size()) + " series";
+    return true;
+  } catch (const HistoryDbError& e) {
+    *note = std::string("history: ") + e.what();
+    return false;
+  }
 }
 
 }  // namespace nbcguard

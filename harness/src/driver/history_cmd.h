@@ -5,6 +5,7 @@
 // --db: sqlite:PATH, a path, or postgresql://...; default $NBCGUARD_HISTORY.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "nbcguard/history.h"
@@ -28,5 +29,12 @@ struct HistoryCommandOptions {
 int HistoryIngestCommand(const HistoryCommandOptions& o);
 int HistoryRunsCommand(const HistoryCommandOptions& o);
 int HistoryCheckCommand(const HistoryCommandOptions& o);
+
+// For nbcguard compare: the between-run spread of every series of `system`
+// ("" = $NBCGUARD_SYSTEM or the host name, as ingest names it) in the
+// history at url. A history file not created yet gives none, which is no
+// error. *note says what was loaded, or the database error (then false).
+bool LoadBetweenRunSpreads(const std::string& url, const std::string& system,
+                           std::map<std::string, BetweenRunSpread>* out, std::string* note);
 
 }  // namespace nbcguard

@@ -325,6 +325,11 @@ Command AddCompare(CLI::App& app) {
                       "0.01)");
   compare->add_option("--format", o->co.format)->check(CLI::IsMember({"text", "markdown"}));
   compare->add_option("--json", o->co.json_out, "also write the comparison as JSON to this file");
+  compare->add_option("--history", o->co.history,
+                      "results history (sqlite:PATH, a path, or postgresql://...; default $NBCGUARD_HISTORY) "
+                      "whose between-run spread a change must also exceed (docs/history.md)");
+  compare->add_option("--system", o->co.system,
+                      "the system whose history series count (default $NBCGUARD_SYSTEM or the host name)");
   compare->add_flag("--ignore-reference", o->co.compare.ignore_reference,
                     "compare tests run with different reference behaviours (only for testing the comparison "
                     "itself: such tests are otherwise not comparable)");

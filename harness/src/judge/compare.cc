@@ -192,8 +192,21 @@ void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const 
   c.tolerance = ToleranceOf(m, o);
   c.p = d.improvement ? d.p_better : d.p_worse;
   c.diagnosis = diagnosis;
-  if (d.regression) out->regressions.push_back(c);
-  else if (d.improvement) out->improvements.push_back(c);
+  bool regression = d.regression, improvement = d.improvement;
+  const auto between = o.between.find(SeriesKey(key.Name(), PointName(comm, comp), MetricName(m)));
+  if (between != o.between.end() && between->second.nights >= o.min_history_nights) {
+    c.between = between->second;
+    const double delta =
+        IsRelative(m) ? std::log(n.summary.median / b.summary.median) : n.summary.median - b.summary.median;
+    if ((regression || improvement) &&
+        !(std::fabs(delta) > UpperNormalQuantile(o.alpha) * std::sqrt(2.0) * c.between.sigma)) {
+      c.within_between = true;
+      regression = improvement = false;
+      if (d.improvement) return;  // an improvement within the spread is no change
+    }
+  }
+  if (regression) out->regressions.push_back(c);
+  else if (improvement) out->improvements.push_back(c);
   else out->within_noise.push_back(c);
 }
 
@@ -424,6 +437,19 @@ RatioDecision DecideShifted(bool relative, double tol, const RatioSamples& base,
 }
 
 }  // namespace
+
+std::string SeriesKey(const std::string& test, const std::string& point, const std::string& ratio) {
+  return test + " " + point + " " + ratio;
+}
+
+double UpperNormalQuantile(double p) {
+  double lo = -40, hi = 40;  // P(N > z) = erfc(z / sqrt 2) / 2 decreases in z
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
 
 bool BaselineResolves(Metric m, const Spread& base, double tol) { return Resolves(IsRelative(m), base, tol); }
 

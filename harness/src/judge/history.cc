@@ -293,4 +293,27 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
   return report;
 }
 
+std::map<std::string, BetweenRunSpread> BetweenRunSpreads(const std::vector<std::vector<SeriesNight>>& series,
+                                                          const HistoryCheckOptions& o) {
+  std::map<std::string, BetweenRunSpread> out;
+  for (const std::vector<SeriesNight>& nights : series) {
+    if (nights.empty()) continue;
+    const HistoryObservation& first = nights.front().obs;
+    const bool relative = Relative(first.ratio);
+    std::vector<double> values;
+    for (const SeriesNight& n : nights)
+      if (n.obs.valid && n.obs.median && (!relative || *n.obs.median > 0))
+        values.push_back(relative ? std::log(*n.obs.median) : *n.obs.median);
+    if (values.size() > static_cast<std::size_t>(o.max_nights))
+      values.erase(values.begin(), values.end() - o.max_nights);
+    if (values.size() < 3) continue;
+    std::vector<double> steps;
+    for (std::size_t i = 1; i < values.size(); ++i) steps.push_back(std::fabs(values[i] - values[i - 1]));
+    const BetweenRunSpread spread{1.4826 * Median(steps) / std::sqrt(2.0), static_cast<int>(values.size())};
+    BetweenRunSpread& slot = out[SeriesKey(first.test, first.point, first.ratio)];
+    if (spread.nights > slot.nights) slot = spread;
+  }
+  return out;
+}
+
 }  // namespace nbcguard
