@@ -74,6 +74,20 @@ TEST(ChangePoint, OneOutlierNightIsAnOutlierNotARegression) {
   EXPECT_EQ(a.outliers[0], 7);
 }
 
+// The last night before a recent step sits on the old level; a window of
+// neighbours that straddles the step has its median between the levels,
+// so against that median alone it looked off (found by the trend test:
+// "read 0.10 against 0.45 on the nights around it"). It is off neither the
+// nights before it nor, the other way, the nights after it.
+TEST(ChangePoint, TheNightBeforeARecentStepIsNotAnOutlier) {
+  const std::vector<double> z = {0.11, 0.08,  0.115, 0.1,  0.09, 0.9,   0.085, 0.105,
+                                 0.08, 0.115, 0.1,   0.79, 0.82, 0.785, 0.805};
+  const SeriesAnalysis a = AnalyzeSeries(z, {});
+  EXPECT_EQ(a.outliers, std::vector<int>{5});
+  ASSERT_EQ(a.shifts.size(), 1u);
+  EXPECT_EQ(a.shifts[0].at, 11);
+}
+
 TEST(ChangePoint, SlowDriftIsADriftWithItsSlope) {
   Noise n{4};
   std::vector<double> z(30);

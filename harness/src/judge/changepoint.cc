@@ -231,8 +231,11 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
 
   // Outliers first (a single night tells E-divisive little and disturbs
   // its levels): a night off the median of its neighbours by more than
-  // their band and min_effect, while the nights beside it are not off the
-  // same way. The newest night alone off is not an outlier yet: pending.
+  // their band and min_effect, off the same way from the nights on each
+  // side by as much (the last night before a step is off the median of a
+  // window that straddles the step, but not off the nights before it),
+  // while the nights beside it are not off the same way. The newest night
+  // alone off is not an outlier yet: pending.
   const std::size_t n = z.size();
   constexpr std::size_t kReach = 5;
   std::vector<bool> out(n, false);
@@ -247,6 +250,13 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
       return (z[j] - m) * (z[i] - m) > 0 && std::fabs(z[j] - m) > limit;
     };
     if (!off(i)) continue;
+    const auto off_side = [&](std::size_t from, std::size_t to) {  // [from, to): one side's nights
+      if (to - from < 2) return true;                              // too few to say otherwise
+      const double side =
+          Median(std::vector<double>(z.begin() + static_cast<long>(from), z.begin() + static_cast<long>(to)));
+      return (z[i] - side) * (z[i] - m) > 0 && std::fabs(z[i] - side) > limit;
+    };
+    if (!off_side(i >= kReach ? i - kReach : 0, i) || !off_side(i + 1, std::min(n, i + kReach + 1))) continue;
     // Against the same median and band: a neighbour off the same way makes
     // it the start (or end) of a new level, not a lone night.
     if ((i > 0 && off(i - 1)) || (i + 1 < n && off(i + 1))) continue;
