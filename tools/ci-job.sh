@@ -34,6 +34,7 @@ esac
 rm -rf "$report" "$bin/results"
 mkdir -p "$report"
 status=0
+trends=()  # nightly: --trends DIR for the HTML summary
 
 case "$kind" in
   test)
@@ -101,6 +102,13 @@ case "$kind" in
       rc=$?
       cat "$report/history.txt"
       [ $rc -eq 0 ] || status=1
+      # Every series as a trend (report/trends/index.html, PNG and SVG), and
+      # the ones with findings in the HTML summary. A picture never decides.
+      if "$driver" history plot --db "$history" --library "$mpi" --out "$report/trends"; then
+        trends=(--trends "$report/trends")
+      else
+        echo "ci-job: the trend pictures were not drawn (above); the summary goes without them"
+      fi
     fi
     ;;
   *)
@@ -127,7 +135,7 @@ fi
 if [ -d "$bin/results" ]; then
   "$driver" summary "$bin/results" --format text || true
   "$driver" summary "$bin/results" --format markdown --output "$report/summary.md" || status=1
-  "$driver" summary "$bin/results" --format html --output "$report/index.html" || status=1
+  "$driver" summary "$bin/results" --format html --output "$report/index.html" "${trends[@]}" || status=1
   "$driver" summary "$bin/results" --format openmetrics --output "$report/metrics.txt" || status=1
 else
   echo "ci-job: no results under $bin/results" | tee "$report/summary.md"

@@ -19,11 +19,12 @@ add_test(NAME history.store COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/with_postgres
 add_test(NAME history.cli-sqlite
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_history_cli.sh $<TARGET_FILE:nbcguard>
                  ${CMAKE_CURRENT_BINARY_DIR}/history-cli.db ${PROJECT_SOURCE_DIR}/tests/data
-                 ${CMAKE_CURRENT_BINARY_DIR}/history-cli-sqlite)
+                 ${CMAKE_CURRENT_BINARY_DIR}/history-cli-sqlite $<TARGET_FILE:nbcguard-png-check>)
 add_test(NAME history.cli-postgres
          COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/with_postgres.sh ${_tools}
                  bash ${CMAKE_CURRENT_LIST_DIR}/check_history_cli.sh $<TARGET_FILE:nbcguard> @PG_URL@
-                 ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/history-cli-postgres)
+                 ${PROJECT_SOURCE_DIR}/tests/data ${CMAKE_CURRENT_BINARY_DIR}/history-cli-postgres
+                 $<TARGET_FILE:nbcguard-png-check>)
 set_tests_properties(history.store history.cli-postgres PROPERTIES FIXTURES_REQUIRED postgres RESOURCE_LOCK postgres)
 set_tests_properties(history.postgres-start history.postgres-stop history.store history.cli-sqlite
                      history.cli-postgres PROPERTIES LABELS "history;quick" ENVIRONMENT "${_pg_env}" TIMEOUT 120)

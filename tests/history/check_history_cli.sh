@@ -2,11 +2,12 @@
 # nbcguard history from the command line, on one database (an SQLite path
 # or a PostgreSQL URL): a run is stored once; bad or partial input is
 # refused by name without touching what is stored; runs ingested at the
-# same moment are all stored; check reads them. Each step prints what it
-# checked; the first failure ends the test with exit 1.
-#   check_history_cli.sh DRIVER DB DATA_DIR WORK_DIR
+# same moment are all stored; check reads them; plot draws every series.
+# Each step prints what it checked; the first failure ends the test with
+# exit 1.
+#   check_history_cli.sh DRIVER DB DATA_DIR WORK_DIR PNG_CHECK
 set -uo pipefail
-driver=$1 db=$2 data=$3 work=$4
+driver=$1 db=$2 data=$3 work=$4 png_check=$5
 
 fail() { echo "FAIL: $*"; exit 1; }
 runs() { "$driver" history runs --db "$db" | tail -n 1 | sed -E 's/^history: ([0-9]+) run.*/\1/'; }
@@ -89,4 +90,31 @@ out=$("$driver" compare "$good" "$data/compare/run" --history "postgresql://nobo
 rc=$?
 [ $rc -eq 2 ] && grep -q "^nbcguard compare: history: " <<<"$out" || fail "an unreadable history was not an error (exit $rc): $out"
 echo "ok: compare --history names the history; an unreadable one is an error"
+# plot: one PNG and one SVG per series, each a real picture, and an index
+# listing them all; no history, no pictures.
+out=$("$driver" history plot --db "$db" --out "$work/trends" 2>&1) || fail "history plot exited $?: $out"
+echo "$out"
+series=$(sed -nE 's/^history plot: ([0-9]+) series from 5 run\(s\) drawn into .*index.html$/\1/p' <<<"$out")
+[ -n "$series" ] && [ "$series" -gt 0 ] || fail "history plot did not say how many series it drew"
+[ "$(find "$work/trends" -name '*.png' | wc -l)" = "$series" ] || fail "not one PNG per series"
+[ "$(find "$work/trends" -name '*.svg' | wc -l)" = "$series" ] || fail "not one SVG per series"
+[ "$(grep -o '<img src=' "$work/trends/index.html" | wc -l)" = "$series" ] || fail "index.html does not show every series"
+for png in "$work"/trends/*.png; do
+  "$png_check" "$png" --size 780x340 > /dev/null || fail "$png is not a 780x340 picture"
+done
+head -c 200 "$(find "$work/trends" -name '*.svg' | head -n 1)" | grep -q "<svg" || fail "the SVG is not one"
+out=$("$driver" history plot --db "$db" --library none --out "$work/trends-none" 2>&1)
+[ $? -eq 2 ] && grep -q "no runs stored" <<<"$out" || fail "plot of an empty selection did not refuse: $out"
+echo "ok: history plot drew $series series as PNG and SVG with an index"
+# The HTML summary with the trends: the section and its link; a directory
+# without trends.json is refused by name. On a copy: the summary draws the
+# heat-maps beside each results.json.
+cp -r "$good" "$work/run"
+out=$("$driver" summary "$work/run" --format html --output "$work/summary.html" --trends "$work/trends" 2>&1) ||
+  fail "summary --trends exited $?: $out"
+grep -q '<h2>Trends over nights</h2>' "$work/summary.html" || fail "the summary has no trends section"
+grep -q "href=\"trends/index.html\"" "$work/summary.html" || fail "the summary does not link every series"
+out=$("$driver" summary "$work/run" --format html --output "$work/summary2.html" --trends "$work/torn" 2>&1)
+[ $? -eq 2 ] && grep -q "no readable trends.json" <<<"$out" || fail "a directory without trends was not refused: $out"
+echo "ok: the HTML summary shows the trends section"
 echo "PASS: history ingest and check on $db"

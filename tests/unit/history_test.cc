@@ -1,5 +1,6 @@
 #include "nbcguard/history.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <cstdio>
@@ -130,6 +131,50 @@ TEST(BetweenRunSpreads, RecoverTheNightToNightSd) {
   HistoryCheckOptions newest;
   newest.max_nights = 15;  // only the newest nights count
   EXPECT_EQ(BetweenRunSpreads(series, newest).at(at + "r_overhead").nights, 15);
+}
+
+// The trend of a series is the check's own reading of it: the levels
+// either side of the change it reports, each with the between-run band, the
+// change at the night the check names, the outlier it names ringed, a
+// refused night without a value.
+TEST(Trends, LevelsBandsChangesAndOutliersComeFromTheCheck) {
+  std::vector<double> v = Step(0.1, 0.8, 12, 4);
+  v[5] = 0.9;  // one wild night on the old level
+  v[8] = NAN;  // one refused night
+  const std::vector<TrendSeries> trends = Trends({Series("r_overhead", v)}, HistoryCheckOptions{});
+  ASSERT_EQ(trends.size(), 1u);
+  const TrendSeries& t = trends[0];
+  EXPECT_EQ(t.test, "openmpi.ibcast.n2.basic");
+  EXPECT_EQ(t.ratio, "r_overhead");
+  ASSERT_EQ(t.nights.size(), 16u);
+  EXPECT_FALSE(t.nights[8].median.has_value());
+  EXPECT_TRUE(t.nights[5].outlier);
+  EXPECT_EQ(std::count_if(t.nights.begin(), t.nights.end(), [](const TrendNight& n) { return n.outlier; }),
+            1);
+  ASSERT_EQ(t.changes, std::vector<int>{12});
+  EXPECT_EQ(t.nights[12].date, "2026-09-13T03:00:00Z");
+  ASSERT_EQ(t.levels.size(), 2u);
+  EXPECT_EQ(t.levels[0].first, 0);
+  EXPECT_EQ(t.levels[0].last, 11);
+  EXPECT_EQ(t.levels[1].first, 12);
+  EXPECT_EQ(t.levels[1].last, 15);
+  EXPECT_NEAR(t.levels[0].level, 0.1, 0.02);  // the wild night is not in the level
+  EXPECT_NEAR(t.levels[1].level, 0.8, 0.02);
+  const double sd = BetweenRunSpreads({Series("r_overhead", v)}, HistoryCheckOptions{}).begin()->second.sigma;
+  EXPECT_GT(sd, 0);
+  EXPECT_NEAR(t.levels[0].band_hi - t.levels[0].level, 3 * sd, 1e-12);
+  EXPECT_NEAR(t.levels[0].level - t.levels[0].band_lo, 3 * sd, 1e-12);
+  ASSERT_FALSE(t.findings.empty());
+  EXPECT_TRUE(t.undecided.empty());
+}
+
+TEST(Trends, AShortSeriesIsDrawnWithoutLevels) {
+  const std::vector<TrendSeries> trends = Trends({Series("r_comp_slowdown", {1.0, 1.1, 1.05})}, {});
+  ASSERT_EQ(trends.size(), 1u);
+  EXPECT_EQ(trends[0].nights.size(), 3u);
+  EXPECT_TRUE(trends[0].levels.empty());
+  EXPECT_TRUE(trends[0].changes.empty());
+  EXPECT_FALSE(trends[0].undecided.empty());
 }
 
 }  // namespace

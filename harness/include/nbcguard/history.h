@@ -104,6 +104,35 @@ struct HistoryReport {
 std::map<std::string, BetweenRunSpread> BetweenRunSpreads(const std::vector<std::vector<SeriesNight>>& series,
                                                           const HistoryCheckOptions& o);
 
+// One series as its trend picture shows it (nbcguard history plot): the
+// nights the check analyses (the newest o.max_nights), refused ones without
+// a value; the levels between the changes the check reports, each with the
+// series' between-run band; the nights where changes begin and the outlier
+// nights; and the check's findings on it. From CheckHistory itself, so the
+// picture and the report never disagree.
+struct TrendNight {
+  std::string date;                      // run_date
+  std::string revision;                  // "revision R", or the library version when none was given
+  std::optional<double> median, lo, hi;  // none: refused (invalid or flagged), not a value
+  bool outlier = false;
+};
+struct TrendLevel {
+  int first = 0, last = 0;  // nights, indexes into TrendSeries::nights, inclusive
+  double level = 0;         // median of its valid nights
+  double band_lo = 0,
+         band_hi = 0;  // level -+ 3 between-run sd (relative ratios: x / exp(3 sd) .. x exp(3 sd))
+};
+struct TrendSeries {
+  std::string system_name, test, point, ratio;
+  std::vector<TrendNight> nights;
+  std::vector<TrendLevel> levels;  // none when the series is undecided
+  std::vector<int> changes;        // nights where a regression, improvement or pending shift begins
+  std::vector<HistoryFinding> findings;
+  std::string undecided;  // why nothing was decided, or ""
+};
+std::vector<TrendSeries> Trends(const std::vector<std::vector<SeriesNight>>& series,
+                                const HistoryCheckOptions& o);
+
 // `nights` holds every stored observation, grouped by the store into
 // series (system, test, point, ratio) and ordered by run_date within each.
 HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& series, int runs,

@@ -265,7 +265,7 @@ CompareOptions WithHistory(CompareOptions o, const std::string& history, const s
   const std::string url = !history.empty() ? history : env ? env : "";
   if (url.empty()) return o;
   if (!LoadBetweenRunSpreads(url, system, &o.between, note)) o.min_history_nights = -1;
-  else
+  else if (!o.between.empty())
     *note += "; a change must also exceed the spread between runs where a series has " +
              std::to_string(o.min_history_nights) + " nights or more";
   return o;

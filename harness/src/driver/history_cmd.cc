@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -20,7 +21,9 @@
 #include "../history/history_store.h"
 #include "compare_cmd.h"
 #include "nbcguard/driver_common.h"
+#include "nbcguard/plot_model.h"
 #include "nbcguard/results_io.h"
+#include "trends.h"
 
 namespace fs = std::filesystem;
 
@@ -277,6 +280,122 @@ int HistoryCheckCommand(const HistoryCommandOptions& o) {
     }
   }
   return report.Fails() ? kFail : kPass;
+}
+
+namespace {
+
+// "007-openmpi.ibcast.n2.basic-500us-x-2ms-r_overhead" ("* x 2ms": "-x-2ms"): a file stem per series, in
+// order.
+std::string TrendStem(std::size_t index, const TrendSeries& t) {
+  std::string slug = t.test + "-" + t.point + "-" + t.ratio;
+  for (char& c : slug)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '-';
+  slug.erase(std::unique(slug.begin(), slug.end(), [](char a, char b) { return a == '-' && b == '-'; }),
+             slug.end());
+  char head[32];
+  std::snprintf(head, sizeof head, "%03zu-", index + 1);
+  return head + slug;
+}
+
+}  // namespace
+
+int HistoryPlotCommand(const HistoryCommandOptions& o) {
+  const std::string url = DbUrl("plot", o);
+  if (url.empty()) return kUsage;
+  std::vector<TrendSeries> trends;
+  std::string described;
+  std::size_t runs = 0;
+  const int rc = WithStore("plot", url, [&](HistoryStore& store) {
+    runs = store.Runs(o.system, o.library).size();
+    if (runs == 0) {
+      std::cerr << "nbcguard history plot: no runs stored"
+                << (o.system.empty() ? "" : " for system " + o.system)
+                << (o.library.empty() ? "" : " of " + o.library) << " in " << store.db().Describe() << "\n";
+      return kUsage;
+    }
+    trends = Trends(store.Series(o.system, o.library), o.check);
+    described = store.db().Describe();
+    return kPass;
+  });
+  if (rc != kPass) return rc;
+  // Series with findings first (new regressions before the rest), then in the store's order.
+  const auto rank = [](const TrendSeries& t) {
+    for (const HistoryFinding& f : t.findings)
+      if (f.fails) return 0;
+    return t.findings.empty() ? 2 : 1;
+  };
+  std::stable_sort(trends.begin(), trends.end(),
+                   [&](const TrendSeries& a, const TrendSeries& b) { return rank(a) < rank(b); });
+  const fs::path dir(o.out_dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "nbcguard history plot: cannot create " << dir.string() << ": " << ec.message() << "\n";
+    return kUsage;
+  }
+  std::ostringstream html;
+  html
+      << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>nbcguard history trends</title>"
+      << "<style>body{font-family:sans-serif;margin:1.5em;color:#222}figure{margin:0 0 1.5em 0}"
+      << "figcaption{font-size:0.9em;max-width:780px}li{margin:0.2em 0}</style></head><body>\n"
+      << "<h1>nbcguard history trends</h1>\n<p>" << plot::HtmlEscape(described) << ": " << runs << " run(s), "
+      << trends.size()
+      << " series. Each picture: the night's median with its 95 % interval, each level between changes with "
+         "the between-run band (+- 3 sd), a red dashed line where a change begins, outlier nights ringed, "
+         "refused nights crossed. Series with findings first.</p>\n";
+  json listing = {
+      {"schema", "nbcguard-trends/1"}, {"history", described}, {"runs", runs}, {"series", json::array()}};
+  for (std::size_t i = 0; i < trends.size(); ++i) {
+    const TrendSeries& t = trends[i];
+    const std::string stem = TrendStem(i, t);
+    json lines = json::array();
+    for (const HistoryFinding& f : t.findings) lines.push_back(f.Line());
+    listing["series"].push_back({{"stem", stem},
+                                 {"system", t.system_name},
+                                 {"test", t.test},
+                                 {"point", t.point},
+                                 {"ratio", t.ratio},
+                                 {"nights", t.nights.size()},
+                                 {"findings", lines},
+                                 {"fails", rank(t) == 0},
+                                 {"undecided", t.undecided}});
+    std::string error;
+    if (report::RenderTrend(t, dir / stem, &error).size() != 2) {
+      std::cerr << "nbcguard history plot: " << error << "\n";
+      return kUsage;
+    }
+    html << "<figure><img src=\"" << plot::HtmlEscape(stem) << ".png\" alt=\""
+         << plot::HtmlEscape(t.test + " " + t.point + " " + t.ratio) << "\" width=\"780\"><figcaption>"
+         << plot::HtmlEscape(t.system_name) << ": ";
+    if (!t.undecided.empty()) html << "undecided: " << plot::HtmlEscape(t.undecided);
+    else if (t.findings.empty()) html << "no change beyond the between-run band";
+    else {
+      html << "<ul>";
+      for (const HistoryFinding& f : t.findings) html << "<li>" << plot::HtmlEscape(f.Line()) << "</li>";
+      html << "</ul>";
+    }
+    html << " <a href=\"" << plot::HtmlEscape(stem) << ".svg\">SVG</a></figcaption></figure>\n";
+  }
+  html << "</body></html>\n";
+  // Each file whole or not at all: written beside, then renamed.
+  const fs::path index = dir / "index.html";
+  for (const auto& [path, text] :
+       {std::make_pair(dir / "trends.json", listing.dump(1) + "\n"), std::make_pair(index, html.str())}) {
+    const fs::path tmp = path.string() + ".tmp";
+    {
+      std::ofstream f(tmp);
+      f << text;
+      if (!f) ec = std::make_error_code(std::errc::io_error);
+    }
+    if (!ec) fs::rename(tmp, path, ec);
+    if (ec) {
+      std::cerr << "nbcguard history plot: cannot write " << path.string() << ": " << ec.message() << "\n";
+      return kUsage;
+    }
+  }
+  std::cout << "history plot: " << trends.size() << " series from " << runs << " run(s) drawn into "
+            << index.string() << "\n";
+  return kPass;
 }
 
 bool LoadBetweenRunSpreads(const std::string& url, const std::string& system,

@@ -2,6 +2,7 @@
 //   nbcguard history ingest RUN_DIR [--db URL] [--system S] [--revision R] [--date D]
 //   nbcguard history runs [--db URL]
 //   nbcguard history check [--db URL] [--system S] [--library L] [--recent N] [--json FILE]
+//   nbcguard history plot --out DIR [--db URL] [--system S] [--library L]
 // --db: sqlite:PATH, a path, or postgresql://...; default $NBCGUARD_HISTORY.
 #pragma once
 
@@ -21,6 +22,7 @@ struct HistoryCommandOptions {
   std::string library;   // check: filter
   std::string json_out;  // check: also write the findings as JSON here
   bool verbose = false;  // check: list the series with too few nights too
+  std::string out_dir;   // plot: where the pictures and index.html go
   HistoryCheckOptions check;
 };
 
@@ -29,6 +31,8 @@ struct HistoryCommandOptions {
 int HistoryIngestCommand(const HistoryCommandOptions& o);
 int HistoryRunsCommand(const HistoryCommandOptions& o);
 int HistoryCheckCommand(const HistoryCommandOptions& o);
+// Exit codes: 0 drawn, 2 usage, no runs stored, database or file error.
+int HistoryPlotCommand(const HistoryCommandOptions& o);
 
 // For nbcguard compare: the between-run spread of every series of `system`
 // ("" = $NBCGUARD_SYSTEM or the host name, as ingest names it) in the

@@ -3,7 +3,7 @@
 //   nbcguard list --format json|files   (the tests as data, for CMake)
 //   nbcguard check FILE...              (validate case / threshold files)
 //   nbcguard compare BASELINE_DIR RUN_DIR   (regressions between two runs' results)
-//   nbcguard history ingest RUN_DIR / runs / check   (the results history, change points)
+//   nbcguard history ingest RUN_DIR / runs / check / plot   (the results history, change points, trends)
 //   nbcguard plot PATH... / summary DIR [--format text|markdown|html|openmetrics]   (pictures, run summary)
 //   nbcguard clock-check / verify / bcast-check   (self-checks of the harness)
 //   nbcguard clock-scaling                       (clock sync time and error, flat vs tree)
@@ -284,7 +284,7 @@ std::vector<Command> AddResultsCommands(CLI::App& app) {
 
 Command AddSummary(CLI::App& app) {
   struct Options {
-    std::string dir, format = "text", output;
+    std::string dir, format = "text", output, trends;
   };
   auto o = std::make_shared<Options>();
   CLI::App* summary =
@@ -297,7 +297,12 @@ Command AddSummary(CLI::App& app) {
                    "metrics report)")
       ->check(CLI::IsMember({"text", "markdown", "html", "openmetrics"}));
   summary->add_option("--output", o->output, "file to write (default: standard output)");
-  return {summary, false, [o](const Config&) { return SummaryCommand(o->dir, o->format, o->output); }};
+  summary->add_option(
+      "--trends", o->trends,
+      "html: also show the results history's trends from this directory (written by `nbcguard "
+      "history plot --out DIR`)");
+  return {summary, false,
+          [o](const Config&) { return SummaryCommand(o->dir, o->format, o->output, o->trends); }};
 }
 
 Command AddCompare(CLI::App& app) {
@@ -387,9 +392,20 @@ Command AddHistory(CLI::App& app) {
       ->check(CLI::Range(0.001, 0.5));
   check->add_option("--json", o->json_out, "also write the findings as JSON to this file");
   check->add_flag("--verbose", o->verbose, "list the series with too few valid nights too");
-  return {history, false, [o, ingest, runs](const Config&) {
+  CLI::App* plot = history->add_subcommand(
+      "plot",
+      "draw every series as a trend over the nights (PNG and SVG, with its between-run band, changes and "
+      "outliers) and an index.html");
+  db(plot);
+  plot->add_option("--out", o->out_dir, "directory for the pictures and index.html")->required();
+  plot->add_option("--system", o->system, "only this system");
+  plot->add_option("--library", o->library, "only this library (openmpi, mpich)");
+  plot->add_option("--max-nights", o->check.max_nights, "newest nights drawn per series")
+      ->check(CLI::Range(6, 100000));
+  return {history, false, [o, ingest, runs, plot](const Config&) {
             if (*ingest) return HistoryIngestCommand(*o);
             if (*runs) return HistoryRunsCommand(*o);
+            if (*plot) return HistoryPlotCommand(*o);
             return HistoryCheckCommand(*o);
           }};
 }

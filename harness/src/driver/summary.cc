@@ -614,9 +614,38 @@ void HtmlSection(std::ostream& out, const Entry& e, std::size_t i, const fs::pat
   out << "</section>\n";
 }
 
-void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir, const fs::path& html_dir) {
+// The results history's trends (`nbcguard history plot --out trends_dir`):
+// a link to every series, and the pictures of those with findings.
+void HtmlTrends(std::ostream& out, const json& listing, const fs::path& trends_dir,
+                const fs::path& html_dir) {
+  const json& series = listing.at("series");
+  std::error_code ec;
+  fs::path index = fs::relative(fs::weakly_canonical(trends_dir / "index.html", ec), html_dir, ec);
+  if (index.empty()) index = fs::absolute(trends_dir / "index.html");
+  out << "<section id=\"trends\">\n<h2>Trends over nights</h2>\n<p>"
+      << HtmlEscape(listing.value("history", "")) << ": " << listing.value("runs", 0) << " run(s), "
+      << series.size() << " series; <a href=\"" << HtmlEscape(plot::UrlPath(index.generic_string()))
+      << "\">every series</a>. Below: the series with a change, an outlier, two modes or a drift "
+         "(docs/history.md).</p>\n<div class=\"plots\">\n";
+  int shown = 0;
+  for (const json& t : series) {
+    if (t.at("findings").empty()) continue;
+    ++shown;
+    const std::string caption = t.value("test", "") + " " + t.value("point", "") + " " +
+                                t.value("ratio", "") + ": " + t.at("findings").at(0).get<std::string>();
+    out << "<figure style=\"flex: 780 1 0; max-width: 780px\">"
+        << Img(trends_dir / (t.value("stem", "") + ".png"), html_dir, caption) << "</figure>\n";
+  }
+  out << "</div>\n";
+  if (shown == 0) out << "<p class=\"muted\">No series has a finding.</p>\n";
+  out << "</section>\n";
+}
+
+void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir, const fs::path& html_dir,
+          const json* trends, const fs::path& trends_dir) {
   HtmlHead(out, entries, dir);
   HtmlOverview(out, entries);
+  if (trends) HtmlTrends(out, *trends, trends_dir, html_dir);
   for (std::size_t i = 0; i < entries.size(); ++i) HtmlSection(out, entries[i], i, html_dir);
   out << "</body>\n</html>\n";
 }
@@ -667,7 +696,23 @@ int PlotCommand(const std::vector<std::string>& paths) {
   return rc;
 }
 
-int SummaryCommand(const std::string& dir, const std::string& format, const std::string& output) {
+int SummaryCommand(const std::string& dir, const std::string& format, const std::string& output,
+                   const std::string& trends_dir) {
+  json trends;
+  if (!trends_dir.empty()) {
+    const fs::path listing = fs::path(trends_dir) / "trends.json";
+    std::ifstream f(listing);
+    trends = json::parse(f, nullptr, false);
+    if (!f.is_open() || trends.is_discarded() || trends.value("schema", "") != "nbcguard-trends/1" ||
+        !trends.contains("series") || !trends["series"].is_array()) {
+      std::cerr
+          << "nbcguard summary: --trends " << trends_dir
+          << ": no readable trends.json (schema nbcguard-trends/1) there; write one with `nbcguard history "
+             "plot --out "
+          << trends_dir << "`\n";
+      return kUsage;
+    }
+  }
   std::vector<std::string> missing;
   const std::vector<fs::path> files = FindResultsFiles({dir}, &missing);
   if (!missing.empty() || files.empty()) {
@@ -687,7 +732,7 @@ int SummaryCommand(const std::string& dir, const std::string& format, const std:
     std::error_code ec;
     const fs::path html_dir =
         fs::weakly_canonical(output.empty() ? fs::current_path() : fs::absolute(output).parent_path(), ec);
-    Html(text, entries, dir, html_dir);
+    Html(text, entries, dir, html_dir, trends_dir.empty() ? nullptr : &trends, fs::path(trends_dir));
   } else {
     Text(text, entries);
   }

@@ -24,7 +24,9 @@ void RenderRunPlots(std::ostream& out, const nlohmann::json& results, const std:
 int PlotCommand(const std::vector<std::string>& paths);
 
 // `nbcguard summary`: format is text, markdown, html or openmetrics; output empty =
-// standard output.
-int SummaryCommand(const std::string& dir, const std::string& format, const std::string& output);
+// standard output. trends_dir (html only, "" = none): a directory written by
+// `nbcguard history plot`, whose series with findings the page shows.
+int SummaryCommand(const std::string& dir, const std::string& format, const std::string& output,
+                   const std::string& trends_dir = "");
 
 }  // namespace nbcguard

@@ -316,4 +316,77 @@ std::map<std::string, BetweenRunSpread> BetweenRunSpreads(const std::vector<std:
   return out;
 }
 
+std::vector<TrendSeries> Trends(const std::vector<std::vector<SeriesNight>>& series,
+                                const HistoryCheckOptions& o) {
+  std::vector<TrendSeries> out;
+  for (const std::vector<SeriesNight>& full : series) {
+    if (full.empty()) continue;
+    const std::size_t skip = full.size() > static_cast<std::size_t>(o.max_nights)
+                                 ? full.size() - static_cast<std::size_t>(o.max_nights)
+                                 : 0;
+    const std::vector<SeriesNight> nights(full.begin() + static_cast<long>(skip), full.end());
+    TrendSeries t;
+    const HistoryObservation& id = nights.back().obs;
+    t.system_name = nights.back().run.system_name;
+    t.test = id.test;
+    t.point = id.point;
+    t.ratio = id.ratio;
+    for (const SeriesNight& n : nights) {
+      TrendNight tn;
+      tn.date = n.run.run_date;
+      tn.revision =
+          n.run.library_revision.empty() ? n.run.library_version : "revision " + n.run.library_revision;
+      if (n.obs.valid && n.obs.median && std::isfinite(*n.obs.median)) {
+        tn.median = n.obs.median;
+        tn.lo = n.obs.lo;
+        tn.hi = n.obs.hi;
+      }
+      t.nights.push_back(tn);
+    }
+    const HistoryReport r = CheckHistory({nights}, 0, o);
+    if (!r.undecided.empty()) t.undecided = r.undecided.front();
+    t.findings = r.findings;
+    const auto index_of = [&](const std::string& run_id) {
+      for (std::size_t i = 0; i < nights.size(); ++i)
+        if (nights[i].run.run_id == run_id) return static_cast<int>(i);
+      return -1;
+    };
+    for (const HistoryFinding& f : r.findings) {
+      const int i = index_of(f.run_id);
+      if (i < 0) continue;
+      if (f.kind == HistoryKind::kOutlier) t.nights[static_cast<std::size_t>(i)].outlier = true;
+      if (f.kind == HistoryKind::kRegression || f.kind == HistoryKind::kImprovement ||
+          f.kind == HistoryKind::kPending)
+        t.changes.push_back(i);
+    }
+    std::sort(t.changes.begin(), t.changes.end());
+    t.changes.erase(std::unique(t.changes.begin(), t.changes.end()), t.changes.end());
+    if (t.undecided.empty()) {
+      const auto spreads = BetweenRunSpreads({nights}, o);
+      const double sd = spreads.empty() ? 0 : spreads.begin()->second.sigma;
+      const bool rel = Relative(t.ratio);
+      std::vector<int> bounds = {0};
+      bounds.insert(bounds.end(), t.changes.begin(), t.changes.end());
+      bounds.push_back(static_cast<int>(t.nights.size()));
+      for (std::size_t b = 0; b + 1 < bounds.size(); ++b) {
+        std::vector<double> values;
+        for (int i = bounds[b]; i < bounds[b + 1]; ++i) {
+          const TrendNight& n = t.nights[static_cast<std::size_t>(i)];
+          if (n.median && !n.outlier) values.push_back(*n.median);
+        }
+        if (values.empty() || bounds[b] >= bounds[b + 1]) continue;
+        TrendLevel l;
+        l.first = bounds[b];
+        l.last = bounds[b + 1] - 1;
+        l.level = Median(values);
+        l.band_lo = rel ? l.level * std::exp(-3 * sd) : l.level - 3 * sd;
+        l.band_hi = rel ? l.level * std::exp(3 * sd) : l.level + 3 * sd;
+        t.levels.push_back(l);
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
 }  // namespace nbcguard
