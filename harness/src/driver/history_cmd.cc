@@ -400,10 +400,9 @@ int HistoryPlotCommand(const HistoryCommandOptions& o) {
 
 bool LoadBetweenRunSpreads(const std::string& url, const std::string& system,
                            std::map<std::string, BetweenRunSpread>* out, std::string* note) {
-  const bool server = url.rfind("postgres", 0) == 0;
-  const std::string path = url.rfind("sqlite:", 0) == 0 ? url.substr(7) : url;
+  const std::optional<std::string> file = SqliteFileOf(url);
   std::error_code ec;
-  if (!server && !fs::exists(path, ec)) {
+  if (file && !fs::exists(*file, ec)) {
     *note = "history " + url + ": not created yet, no between-run spread known";
     return true;
   }

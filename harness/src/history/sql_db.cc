@@ -132,12 +132,16 @@ class PgDb final : public SqlDb {
 
 }  // namespace
 
+std::optional<std::string> SqliteFileOf(const std::string& url) {
+  if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0) return std::nullopt;
+  return url.rfind("sqlite:", 0) == 0 ? url.substr(7) : url;
+}
+
 std::unique_ptr<SqlDb> OpenHistoryDb(const std::string& url) {
-  if (url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0)
-    return std::make_unique<PgDb>(url);
-  const std::string path = url.rfind("sqlite:", 0) == 0 ? url.substr(7) : url;
-  if (path.empty()) throw HistoryDbError("no history database given (--db sqlite:PATH or postgresql://...)");
-  return std::make_unique<SqliteDb>(path);
+  const std::optional<std::string> path = SqliteFileOf(url);
+  if (!path) return std::make_unique<PgDb>(url);
+  if (path->empty()) throw HistoryDbError("no history database given (--db sqlite:PATH or postgresql://...)");
+  return std::make_unique<SqliteDb>(*path);
 }
 
 SqlValue SqlNumber(double v) {

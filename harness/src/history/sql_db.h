@@ -50,6 +50,10 @@ class SqlDb {
 // sqlite:PATH, or a plain path (an SQLite file, created when missing).
 std::unique_ptr<SqlDb> OpenHistoryDb(const std::string& url);
 
+// The SQLite file a history URL names, or nullopt for a PostgreSQL URL
+// (the same reading as OpenHistoryDb's).
+std::optional<std::string> SqliteFileOf(const std::string& url);
+
 // A double as the history stores it (17 significant digits; NaN is NULL).
 SqlValue SqlNumber(double v);
 std::optional<double> SqlToNumber(const SqlValue& v);

@@ -71,6 +71,19 @@ std::string Mode(const std::vector<std::string>& v) {
   return best;
 }
 
+// The nights the check reads: the newest o.max_nights of a series.
+std::vector<SeriesNight> NewestNights(const std::vector<SeriesNight>& full, const HistoryCheckOptions& o) {
+  const std::size_t skip = full.size() > static_cast<std::size_t>(o.max_nights)
+                               ? full.size() - static_cast<std::size_t>(o.max_nights)
+                               : 0;
+  return {full.begin() + static_cast<long>(skip), full.end()};
+}
+
+// "revision R" when the run was given one, else its library version.
+std::string RevisionOf(const HistoryRun& run) {
+  return run.library_revision.empty() ? run.library_version : "revision " + run.library_revision;
+}
+
 }  // namespace
 
 std::vector<HistoryObservation> ObservationsOf(const TestResults& t) {
@@ -193,10 +206,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
   for (const std::vector<SeriesNight>& full : all) {
     if (full.empty()) continue;
     ++report.series;
-    const std::size_t skip = full.size() > static_cast<std::size_t>(o.max_nights)
-                                 ? full.size() - static_cast<std::size_t>(o.max_nights)
-                                 : 0;
-    const std::vector<SeriesNight> nights(full.begin() + static_cast<long>(skip), full.end());
+    const std::vector<SeriesNight> nights = NewestNights(full, o);
     const SeriesNight& id = nights.back();
     const bool rel = Relative(id.obs.ratio);
     std::vector<double> z;
@@ -231,8 +241,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       const SeriesNight& n = nights[at[k]];
       f.night = n.run.run_date;
       f.run_id = n.run.run_id;
-      f.revision =
-          n.run.library_revision.empty() ? n.run.library_version : "revision " + n.run.library_revision;
+      f.revision = RevisionOf(n.run);
       return f;
     };
     const auto shift = [&](HistoryKind kind, const Shift& s) {
@@ -321,10 +330,7 @@ std::vector<TrendSeries> Trends(const std::vector<std::vector<SeriesNight>>& ser
   std::vector<TrendSeries> out;
   for (const std::vector<SeriesNight>& full : series) {
     if (full.empty()) continue;
-    const std::size_t skip = full.size() > static_cast<std::size_t>(o.max_nights)
-                                 ? full.size() - static_cast<std::size_t>(o.max_nights)
-                                 : 0;
-    const std::vector<SeriesNight> nights(full.begin() + static_cast<long>(skip), full.end());
+    const std::vector<SeriesNight> nights = NewestNights(full, o);
     TrendSeries t;
     const HistoryObservation& id = nights.back().obs;
     t.system_name = nights.back().run.system_name;
@@ -334,8 +340,7 @@ std::vector<TrendSeries> Trends(const std::vector<std::vector<SeriesNight>>& ser
     for (const SeriesNight& n : nights) {
       TrendNight tn;
       tn.date = n.run.run_date;
-      tn.revision =
-          n.run.library_revision.empty() ? n.run.library_version : "revision " + n.run.library_revision;
+      tn.revision = RevisionOf(n.run);
       if (n.obs.valid && n.obs.median && std::isfinite(*n.obs.median)) {
         tn.median = n.obs.median;
         tn.lo = n.obs.lo;
