@@ -8,6 +8,7 @@
 
 #include "nbcguard/collective_speed.h"
 #include "nbcguard/diagnosis.h"
+#include "nbcguard/sentinel.h"
 #include "nbcguard/stats.h"
 
 namespace nbcguard {
@@ -70,6 +71,10 @@ struct PointResult {
   // stamps (seconds, global clock): how far from "all at once" the
   // synchronized barrier's release really was (a validity gate).
   double start_skew = Imbalance::kNotMeasured;
+  // The machine-noise sentinel at this point (sentinel.h): samples it had
+  // measured again, and what the kept ones read; wanted 0 when the run had
+  // no sentinel.
+  SentinelTally sentinel;
 
   // Peers' figures from the same samples (percent; peer_overlap.h,
   // docs/method.md, "The peers' figures"): one figure per point, as the

@@ -116,7 +116,11 @@ inline constexpr std::string_view kCommCalibration = "comm_calibration";
 // computation), comp_ref (k 4: the computation alone, t1 to t4),
 // overlap (k 4: t1 start, t2 after the start call, t3 after the
 // computation, t4 after the wait), progress_tests (median MPI_Test calls of
-// rank 0 per overlap run, or null). Writer: overlap mode. Reader: Reduce.
+// rank 0 per overlap run, or null), sentinel (the machine-noise sentinel
+// over the point's three kinds: {wanted, kept, redone_slow_probe,
+// redone_foreign_wait, readings [sample][rank * 4 + j]: probe s, foreign
+// wait s, sample duration s, involuntary context switches}; absent when
+// the sentinel is off). Writer: overlap mode. Reader: Reduce.
 inline constexpr std::string_view kPoint = "point";
 
 // Where the run's time went, on rank 0's clock. Fields: sync, calibration,
@@ -128,6 +132,13 @@ inline constexpr std::string_view kPhaseTimes = "phase_times";
 // final_margin [s]. Writers: overlap, partitioned modes. Readers: none (kept
 // for diagnosis by hand).
 inline constexpr std::string_view kBarrierStats = "barrier_stats";
+
+// The machine-noise sentinel over the whole run (nbcguard/sentinel.h).
+// Fields: enabled, redone_slow_probe, redone_foreign_wait (tries refused
+// as disturbed, calibration included), probe_factor, wait_share (the
+// rule's bounds). Writer: overlap mode. Reader: Reduce (results.json
+// machine_noise).
+inline constexpr std::string_view kSentinel = "sentinel";
 
 // The grid of a partitioned run, written before it is measured. Fields:
 // buffer (bytes), seed, auto_threads, thread_level, mechanisms [name],
@@ -179,6 +190,7 @@ inline constexpr std::string_view kVerified = "verified";
 
 // Every type above, in the order of this file (docs/raw-log.md follows it).
 inline constexpr std::string_view kAllTypes[] = {
+    kSentinel,
     kContext,
     kEnd,
     kClock,

@@ -84,6 +84,9 @@ struct Reduction {
   nlohmann::json binding;           // where each rank computed (binding.h); null when not recorded
   std::string conformance_error;    // non-empty: a collective returned wrong data
   int late_redone = 0;
+  // The machine-noise sentinel over the run (record "sentinel"; null when
+  // the harness recorded none), with the points it refused.
+  nlohmann::json machine_noise;
 };
 
 // The CPU readings of one kind of call in a "cpu" record ({"k": 2, "local":

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,6 +92,13 @@ bool ComputeTeam::Bind(const std::vector<int>& cpus, std::string* error) {
   }
   if (failed >= 0) *error = "sched_setaffinity refused cpu " + std::to_string(failed);
   return failed < 0;
+}
+
+std::vector<pid_t> ComputeTeam::ThreadIds() {
+  std::vector<pid_t> ids(static_cast<std::size_t>(threads_), 0);
+#pragma omp parallel num_threads(threads_)
+  ids[static_cast<std::size_t>(omp_get_thread_num())] = static_cast<pid_t>(syscall(SYS_gettid));
+  return ids;
 }
 
 ComputeTiming ComputeTeam::Run(const std::function<void()>* tick) {

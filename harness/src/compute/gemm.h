@@ -4,6 +4,7 @@
 // loads MPI) for r_mpi_impact.
 #pragma once
 
+#include <sys/types.h>
 #include <functional>
 #include <memory>
 #include <string>
@@ -34,6 +35,9 @@ class ComputeTeam {
   // Binds computation thread t to cpus[t] (OS indexes; one per thread).
   // Returns false with *error set when the system refuses.
   bool Bind(const std::vector<int>& cpus, std::string* error);
+  // The kernel's thread ids of the team (gettid), for the machine-noise
+  // sentinel, which tells the computation's threads from the library's.
+  std::vector<pid_t> ThreadIds();
   int size() const { return n_; }
 
  private:

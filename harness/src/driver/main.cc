@@ -108,6 +108,10 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
                   "clock synchronization of the harness: flat (every rank against "
                   "rank 0 in turn) or tree (log2 p stages); results.json clock_sync")
       ->check(CLI::IsMember(ClockSyncMethodNames()));
+  run->add_option("--sentinel", ro->sentinel,
+                  "the machine-noise sentinel: on (samples taken while another process or the host slowed a "
+                  "rank are measured again; docs/method.md) or off (every sample kept, for comparison)")
+      ->check(CLI::IsMember({"on", "off"}));
   run->add_option(
       "--calibration-cache", ro->calibration_cache,
       "directory of calibrated sizes reused by later runs of the same configuration (default: the "

@@ -40,6 +40,17 @@ json ImbalanceJson(const Imbalance& im) {
           {"bound", kImbalanceBound}};
 }
 
+// The machine-noise sentinel at a point (docs/results-format.md).
+json SentinelTallyJson(const SentinelTally& t) {
+  return {{"wanted", t.wanted},
+          {"kept", t.kept},
+          {"redone_slow_probe", t.redone_slow_probe},
+          {"redone_foreign_wait", t.redone_foreign_wait},
+          {"max_probe_ratio", t.max_probe_ratio},
+          {"median_foreign_share", t.median_foreign_share},
+          {"preemptions", t.preemptions}};
+}
+
 // The collective alone at the point's calibrated size (docs/results-format.md).
 json SpeedJson(const CollectiveSpeed& s) {
   return {{"bytes_per_rank", static_cast<std::uint64_t>(s.bytes_per_rank)},
@@ -89,6 +100,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       jp["comm_ref_spread"] = NumberOrNull(p.comm_ref_spread);
       jp["start_skew"] = NumberOrNull(p.start_skew);
     }
+    if (p.sentinel.wanted > 0) jp["sentinel"] = SentinelTallyJson(p.sentinel);
     jp["r_mpi_impact"] = SpreadJson(p.r_mpi_impact);
     jp["cpu_busy_nbc"] = SpreadJson(p.cpu_busy_nbc);
     jp["cpu_busy_blocking"] = SpreadJson(p.cpu_busy_blocking);
@@ -112,6 +124,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       {"calibration", red.calibration},
       {"mpi_impact", red.mpi_impact},
       {"cpu_overhead", red.cpu_overhead},
+      {"machine_noise", red.machine_noise},
       {"points", points},
       {"verdict", VerdictJson(v, info.threshold_file)},
   });

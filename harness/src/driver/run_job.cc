@@ -78,8 +78,8 @@ int JobFailure(const std::string& id, const std::vector<std::pair<std::string, i
 bool RunHarness(const JobSetup& s, const JobKind& kind, Watchdog* watchdog, ProcessResult* hr, RawRun* raw,
                 json* launch) {
   std::vector<std::string> args = kind.LeadingArgs(s);
-  args.insert(args.end(),
-              {"--fault", s.ro.fault, "--clock-sync", s.ro.clock_sync, "--out", s.raw_path.string()});
+  args.insert(args.end(), {"--fault", s.ro.fault, "--clock-sync", s.ro.clock_sync, "--sentinel",
+                           s.ro.sentinel, "--out", s.raw_path.string()});
   const std::vector<std::string> trailing = kind.TrailingArgs(s);
   args.insert(args.end(), trailing.begin(), trailing.end());
   const std::vector<std::string> cmd = LaunchCommand(s.cfg, s.test.nodes, s.cfg.harness, args);

@@ -36,6 +36,7 @@ struct RunOptions {
   std::vector<std::string> set_env;      // NAME=VALUE set after the deployment's environment
   std::string baseline;                  // results of an earlier run to compare with (empty = none)
   std::string clock_sync = "flat";       // passed to the harness: flat | tree
+  std::string sentinel = "on";           // passed to the harness: on | off (nbcguard/sentinel.h)
   std::string calibration_cache;         // overrides the configured cache directory; "off": none
   bool confirm = true;                   // a limit exceeded in one job fails only if a second job agrees
   // For machines (CTest): the <DartMeasurement> lines and the launch

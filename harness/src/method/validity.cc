@@ -92,6 +92,7 @@ std::string GateFailure(const PointResult& p, const TimingQuality& q, const Gate
   const double shorter = std::min(p.t_comm_ref, p.t_comp_ref);
   const double longer = std::max(p.t_comm_ref, p.t_comp_ref);
   if (!Positive(shorter)) return "";
+  if (std::string disturbed = SentinelRefusal(p.sentinel); !disturbed.empty()) return disturbed;
   const double allowed = b.timing_share * shorter;
   const std::string of_ref =
       " exceeds " + Percent(b.timing_share) + " of the shorter reference (" + FormatDuration(allowed) + ")";

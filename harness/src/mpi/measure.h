@@ -13,6 +13,8 @@
 #include "comm.h"
 #include "gemm.h"
 #include "nbcguard/calibrate.h"
+#include "nbcguard/sentinel.h"
+#include "sentinel_probe.h"
 #include "sync_barrier.h"
 
 namespace nbcguard {
@@ -29,7 +31,15 @@ struct SampleSet {
   std::vector<std::vector<double>> values;
   std::vector<double> durations;  // [sample] agreed duration (see Measurer::Run)
   int late_redone = 0;            // samples redone because a rank was late
-  std::string error;              // non-empty: conformance failure (agreed)
+  // The machine-noise sentinel (nbcguard/sentinel.h): tries refused as
+  // disturbed, by reason (agreed; a late try counts as late only), the
+  // samples wanted, and on rank 0 each kept sample's readings,
+  // [sample][rank * kSentinelValues + j]; empty when the sentinel is off.
+  int disturbed_slow_probe = 0;
+  int disturbed_foreign_wait = 0;
+  int wanted = 0;
+  std::vector<std::vector<double>> sentinel;
+  std::string error;  // non-empty: conformance failure (agreed)
 };
 
 // The nonblocking collective followed at once by MPI_Wait (the
@@ -39,18 +49,33 @@ void TimeStartWait(Collective& coll, const GlobalClock& clock, double* t);
 
 class Measurer {
  public:
-  Measurer(const Comm& comm, GlobalClock& clock, SyncBarrier& barrier);
+  // With `sentinel`, every try is watched by the machine-noise sentinel and
+  // a disturbed one is redone like a late one.
+  Measurer(const Comm& comm, GlobalClock& clock, SyncBarrier& barrier, bool sentinel = true);
 
   // Runs `reps` repetitions of: prepare(rep) (untimed), synchronized barrier,
   // body(rep, stamps) writing `k` local timestamps, verify(rep) (untimed).
-  // A repetition where any rank was late is redone (at most 4*reps+8 tries).
+  // A repetition where any rank was late, or that the sentinel found
+  // disturbed on any rank, is redone (at most 4*reps+8 tries in all).
   // `durations` holds, per sample, `duration(global stamps of all ranks)` on
   // the real-time global clock, identical on every rank. With `extra` > 0
   // the body writes that many other values after the stamps (stamps[k ..
-  // k + extra)), gathered as they are into `values`.
+  // k + extra)), gathered as they are into `values`. `kinds` interleaved
+  // kinds of sample (kind = rep % kinds) each have their own usual wait in
+  // the sentinel's rule.
   SampleSet Run(int k, int reps, const std::function<void(int)>& prepare,
                 const std::function<void(int, double*)>& body, const std::function<std::string(int)>& verify,
-                const std::function<double(const std::vector<double>&, int k)>& duration, int extra = 0);
+                const std::function<double(const std::vector<double>&, int k)>& duration, int extra = 0,
+                int kinds = 1);
+
+  // Collective. This rank's computation threads: with every rank's, and
+  // the job's processes on each node, they tell the sentinel which waits
+  // the job caused itself (sentinel_probe.h).
+  void SetWorkers(const std::vector<pid_t>& tids);
+  bool sentinel() const { return sentinel_; }
+  // Tries the sentinel refused over every Run so far, by reason (agreed).
+  int redone_slow_probe() const { return redone_slow_probe_; }
+  int redone_foreign_wait() const { return redone_foreign_wait_; }
 
   // Collective time: max over ranks of stamp k-1 minus min over ranks of stamp 0.
   static double GlobalSpan(const std::vector<double>& stamps, int k);
@@ -63,6 +88,10 @@ class Measurer {
   const Comm& comm_;
   GlobalClock& clock_;
   SyncBarrier& barrier_;
+  bool sentinel_;
+  SentinelProbe probe_;
+  DisturbanceDetector detector_{1};
+  int redone_slow_probe_ = 0, redone_foreign_wait_ = 0;
 };
 
 }  // namespace nbcguard

@@ -137,6 +137,24 @@ void WriteBarrierStats(ModeContext& c, const SyncBarrier& barrier) {
                                       {"final_margin", barrier.margin()}});
 }
 
+void WriteSentinelStats(ModeContext& c, const Measurer& m) {
+  const SentinelBounds b;
+  c.raw.Write(record::kSentinel, {{"enabled", m.sentinel()},
+                                  {"redone_slow_probe", m.redone_slow_probe()},
+                                  {"redone_foreign_wait", m.redone_foreign_wait()},
+                                  {"probe_factor", b.probe_factor},
+                                  {"wait_share", b.wait_share}});
+}
+
+json SentinelJson(const SampleSet& s) {
+  if (s.sentinel.empty() && s.disturbed_slow_probe + s.disturbed_foreign_wait == 0) return nullptr;
+  return {{"wanted", s.wanted},
+          {"kept", s.local.size()},
+          {"redone_slow_probe", s.disturbed_slow_probe},
+          {"redone_foreign_wait", s.disturbed_foreign_wait},
+          {"readings", s.sentinel}};
+}
+
 json Samples(const SampleSet& s, int kind, int kinds) {
   json local = json::array(), exits = json::array(), values = json::array();
   for (std::size_t i = kind; i < s.local.size(); i += kinds) {

@@ -44,6 +44,10 @@ void InitialSync(ModeContext& c);
 // same run, so their skews can be compared.
 void BarrierSkew(ModeContext& c, SyncBarrier& barrier, int rounds);
 void WriteBarrierStats(ModeContext& c, const SyncBarrier& barrier);
+// The sentinel's run-wide counts (record "sentinel").
+void WriteSentinelStats(ModeContext& c, const Measurer& m);
+// The sentinel's part of a measurement's record; null when it was off.
+nlohmann::json SentinelJson(const SampleSet& s);
 
 // The samples of one kind (sample index % kinds == kind); with the
 // sample set's extra values as "values" ([sample][rank * extra + j]).

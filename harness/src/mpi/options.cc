@@ -48,6 +48,10 @@ void AddInjectionOptions(CLI::App& app, Options& o) {
   app.add_flag("--inject-all", o.inject_all,
                "perturb every rank but 0 instead, rank-dependent around the offset "
                "and drift given (nbcguard/clock_tree.h RankPerturbation)");
+  app.add_option(
+         "--sentinel", o.sentinel,
+         "the machine-noise sentinel: redo samples it finds disturbed (on) or take every sample (off)")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--clock-sync", o.clock_sync,
                  "clock synchronization: flat (every rank against rank 0 in turn) "
                  "or tree (log2 p stages)")

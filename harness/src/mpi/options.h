@@ -37,6 +37,7 @@ struct Options {
   bool inject_all = false;  // every rank but 0, rank-dependent (RankPerturbation)
   double inject_offset = 0, inject_drift = 0;
   std::string clock_sync = "flat";   // flat | tree (nbcguard/clock_tree.h)
+  std::string sentinel = "on";       // on | off: the machine-noise sentinel (nbcguard/sentinel.h)
   std::string progression = "none";  // none | poll | thread: application-side progression
   double progress_interval = CaseDefaults().progress_interval;  // seconds between MPI_Test calls
   std::string placement = "bind";  // thread: bind | numa | odd-even (placement.h)

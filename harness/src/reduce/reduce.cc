@@ -278,6 +278,22 @@ void Invalidate(PointResult* p, const std::string& why) {
   p->invalid_reason = why;
 }
 
+// The sentinel's tally of a point record (zero counts when it has none).
+SentinelTally SentinelTallyOf(const json& rec) {
+  const auto it = rec.find("sentinel");
+  if (it == rec.end() || !it->is_object()) return {};
+  std::vector<std::vector<double>> readings;
+  for (const json& row : it->value("readings", json::array())) {
+    std::vector<double> values;
+    for (const json& v : row) values.push_back(v.is_number() ? v.get<double>() : -1.0);
+    readings.push_back(std::move(values));
+  }
+  SentinelTally t = TallySentinel(it->value("redone_slow_probe", 0), it->value("redone_foreign_wait", 0),
+                                  it->value("wanted", 0), readings);
+  t.kept = it->value("kept", t.kept);
+  return t;
+}
+
 // A calibrated point's samples (its "point" record): references, per-rank
 // timing, medians and ratios; invalid when fewer than 3 samples of a kind
 // survived. Adds the point's samples to red->samples.
@@ -297,6 +313,16 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
     for (std::size_t r = 0; r < s.size(); ++r) rank_comp_ref[r].push_back(s[r][3] - s[r][0]);
   }
   red->late_redone += rec["overlap"].value("late_redone", 0);
+  p->sentinel = SentinelTallyOf(rec);
+  if (comm_ref.size() < 3 || comp_ref.size() < 3 || rec["overlap"].value("local", json::array()).size() < 3) {
+    // Too few samples kept because the machine kept disturbing them: a
+    // refusal (measured again), not a point that cannot be measured.
+    if (const std::string disturbed = SentinelRefusal(p->sentinel); !disturbed.empty()) {
+      Invalidate(p, disturbed);
+      p->refused = true;
+      return;
+    }
+  }
   if (comm_ref.size() < 3 || comp_ref.size() < 3) return Invalidate(p, "fewer than 3 reference samples");
 
   p->t_comm_ref = Median(comm_ref);
@@ -362,6 +388,11 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
   for (const json* rec : RecordsOfType(run, record::kPoint))
     measured_points[Key((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
 
+  for (const json* rec : RecordsOfType(run, record::kSentinel)) {
+    red.machine_noise = *rec;
+    red.machine_noise.erase("type");
+  }
+
   red.samples = json::array();
   for (double comm : comm_targets) {
     for (double comp : comp_targets) {
@@ -397,6 +428,12 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
                         : Diagnose(p.r_comm.median, p.r_comp_slowdown.median, p.r_mpi_impact.median);
       red.points.push_back(p);
     }
+  }
+  if (red.machine_noise.is_object()) {
+    int refused = 0;
+    for (const PointResult& p : red.points)
+      if (!SentinelRefusal(p.sentinel).empty()) ++refused;
+    red.machine_noise["points_refused"] = refused;
   }
   return red;
 }

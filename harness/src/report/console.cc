@@ -44,6 +44,17 @@ std::string CalibrationLine(const nlohmann::json& cal) {
   return line;
 }
 
+// "machine sentinel: 3 samples redone as disturbed (2 slow probe, 1 waited
+// for a CPU), 0 points refused", or that it was off.
+std::string SentinelLine(const nlohmann::json& noise) {
+  if (!noise.value("enabled", true)) return "machine sentinel: off (every sample kept)";
+  const int slow = noise.value("redone_slow_probe", 0), wait = noise.value("redone_foreign_wait", 0);
+  return "machine sentinel: " + std::to_string(slow + wait) + " samples redone as disturbed (" +
+         std::to_string(slow) + " slow probe, " + std::to_string(wait) +
+         " waited for a CPU another process held), " + std::to_string(noise.value("points_refused", 0)) +
+         " points refused";
+}
+
 // What ran: collective, ranks, deployment, library, reference behaviour
 // and application-side progression.
 void PrintRunContext(std::ostream& out, const RunInfo& info) {
@@ -110,6 +121,7 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
   }
   out << "\n";
   out << "samples redone because a rank was late at the synchronized barrier: " << red.late_redone << "\n";
+  if (red.machine_noise.is_object()) out << SentinelLine(red.machine_noise) << "\n";
   out << CalibrationLine(red.calibration) << "\n";
   out << "ratios: median [95% CI of the median]; r_overhead 0 = overlap, 1 = serialized, >1 = worse\n";
   out << std::left << std::setw(7) << "comm" << std::setw(7) << "comp" << std::setw(10) << "comm_ref"

@@ -73,7 +73,7 @@ int MeasureCpu(ModeContext& c, Measurer& m, Collective& coll, double target, std
         const std::string wrong = coll.Verify(rep);
         return wrong.empty() || rep % kCpuKinds != kBlocking ? wrong : "blocking twin: " + wrong;
       },
-      Measurer::GlobalSpan, 2);
+      Measurer::GlobalSpan, 2, kCpuKinds);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
   c.raw.Write(record::kCpu, {{"comm_target", target},
                              {"count", count},

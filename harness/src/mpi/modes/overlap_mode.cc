@@ -206,7 +206,7 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
       4, kKinds * c.o.repetitions, [&](int rep) { coll.Fill(rep); },
       [&](int rep, double* t) { TimeSample(c, coll, w, rep % kKinds, t, &tests); },
       [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll.Verify(rep); },
-      Measurer::GlobalSpan);
+      Measurer::GlobalSpan, 0, kKinds);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
   c.raw.Write(record::kPoint,
               {{"comm_target", comm_target},
@@ -217,7 +217,8 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
                {"comm_ref", Samples(s, kCommRef, kKinds)},
                {"comp_ref", Samples(s, kCompRef, kKinds)},
                {"overlap", Samples(s, kOverlap, kKinds)},
-               {"progress_tests", c.comm.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()}});
+               {"progress_tests", c.comm.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()},
+               {"sentinel", SentinelJson(s)}});
   return 0;
 }
 
@@ -258,7 +259,8 @@ int RunOverlap(ModeContext& c) {
   SyncBarrier barrier(c.comm, c.clock);
   BarrierSkew(c, barrier, 30);
   c.sync_seconds = LocalClock::Mono() - run_start;  // the barrier's skew check counts as synchronization
-  Measurer m(c.comm, c.clock, barrier);
+  Measurer m(c.comm, c.clock, barrier, c.o.sentinel == "on");
+  m.SetWorkers(w.team->ThreadIds());
   const double calibration_start = LocalClock::Mono();
   CalibratedSizes sizes;
   if (const int rc = CalibrateGrid(c, m, *coll, *w.team, &sizes); rc != 0) return rc;
@@ -271,6 +273,7 @@ int RunOverlap(ModeContext& c) {
                                     {"measurement", total - c.sync_seconds - calibration_seconds},
                                     {"total", total}});
   WriteBarrierStats(c, barrier);
+  WriteSentinelStats(c, m);
   return 0;
 }
 

@@ -131,7 +131,7 @@ int MeasurePoint(PartitionedRun& run, const PartitionedPointSpec& p, int point_i
         ++run.verified;
         return transfer.Verify(mechanism(rep));
       },
-      Measurer::GlobalSpan);
+      Measurer::GlobalSpan, 0, kMechanisms);
   transfer.Teardown();
   // The first wrong sample ends the run; the message names mechanism and partition.
   if (!s.error.empty()) return Conformance(c, current, p, s.error);
@@ -163,7 +163,7 @@ int RunPartitioned(ModeContext& c) {
   InitialSync(c);
   SyncBarrier barrier(c.comm, c.clock);
   BarrierSkew(c, barrier, 30);
-  Measurer m(c.comm, c.clock, barrier);
+  Measurer m(c.comm, c.clock, barrier, c.o.sentinel == "on");
   PartitionedTransfer transfer(c.comm.get(), spec.buffer);
   PartitionedRun run{c, m, transfer, spec};
   int point_index = -1;
