@@ -3,6 +3,8 @@
 # until the second job starts: tests/mpi/disturb.sh) must not be read as a
 # valid result. Checked on the first job's results.json:
 # - the load ran (the script says so);
+# - the machine-noise sentinel saw it: samples were measured again as
+#   disturbed (results.json machine_noise);
 # - at least one point was refused by a validity gate, keeping its figures
 #   and its reason, and every refused point was measured again by the
 #   second job; refused there too (the machine still disturbed, or the
@@ -29,6 +31,16 @@ if(NOT out MATCHES "disturb: 3 busy processes started")
   message(FATAL_ERROR "the load was never started: the run ended before its communication calibration")
 endif()
 file(READ "${dir}/results.json" json)
+string(JSON slow ERROR_VARIABLE e GET "${json}" machine_noise redone_slow_probe)
+string(JSON wait ERROR_VARIABLE e GET "${json}" machine_noise redone_foreign_wait)
+if(NOT slow MATCHES "^[0-9]+$" OR NOT wait MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "results.json has no machine_noise counts (${e})")
+endif()
+math(EXPR redone "${slow} + ${wait}")
+message("machine sentinel under load: ${redone} samples redone (${slow} slow probe, ${wait} waited for a CPU)")
+if(redone EQUAL 0)
+  message(FATAL_ERROR "three busy processes shared the two cores and the machine-noise sentinel redid no sample")
+endif()
 string(JSON n LENGTH "${json}" points)
 math(EXPR last "${n} - 1")
 set(refused_points 0)
