@@ -89,7 +89,13 @@ grep -q "summary: REGRESSION: 3 regression(s)" <<<"$out" || fail "the regression
 out=$("$driver" compare "$good" "$data/compare/run" --history "postgresql://nobody@/nbcguard_none?host=$work/none" 2>&1)
 rc=$?
 [ $rc -eq 2 ] && grep -q "^nbcguard compare: history: " <<<"$out" || fail "an unreadable history was not an error (exit $rc): $out"
-echo "ok: compare --history names the history; an unreadable one is an error"
+# run: the limits' verdicts use the same spreads; a history that cannot be
+# read ends the run before anything is launched.
+out=$("$driver" run "$data/../../cases/ibcast.yaml" --history "postgresql://nobody@/nbcguard_none?host=$work/none" 2>&1)
+rc=$?
+[ $rc -eq 2 ] && grep -q "^nbcguard run: history: " <<<"$out" || fail "run with an unreadable history was not an error (exit $rc): $out"
+grep -q "^nbcguard: ibcast on" <<<"$out" && fail "run measured although its history could not be read: $out"
+echo "ok: compare --history names the history; an unreadable one is an error, for compare and for run"
 # plot: one PNG and one SVG per series, each a real picture, and an index
 # listing them all; no history, no pictures.
 out=$("$driver" history plot --db "$db" --out "$work/trends" 2>&1) || fail "history plot exited $?: $out"

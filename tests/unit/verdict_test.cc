@@ -683,3 +683,81 @@ TEST(VerdictConfirmTest, InvalidUnderTwoRulesIsJudgedOncePerPoint) {
 
 }  // namespace
 }  // namespace nbcguard
+
+namespace nbcguard {
+namespace {
+
+// A limit judged against the spread between jobs the history knows
+// (BetweenRunNoise): the case, MPICH's Ibcast at 500us x 2ms read
+// r_comm 1.24 [1.08, 1.37] in one job and 0.03 minutes later. One job's
+// interval says "beyond noise"; a history whose nights move by sd 0.3 says
+// it is within the spread between jobs, so it is not a failure.
+TEST(VerdictBetweenJobs, ALimitExceededWithinTheSpreadBetweenJobsIsWithinNoise) {
+  PointResult p = Good(500e-6, 2e-3);
+  p.r_comm = S(1.24, 1.08, 1.37);
+  const std::vector<Rule> rules = {MakeRule("r", {Max(Metric::kComm, 0.9)})};
+  BetweenRunNoise noise;
+  noise.test = "mpich.ibcast.n2.progress";
+  const std::string key = SeriesKey(noise.test, "500us x 2ms", "r_comm");
+
+  // Without a history: one job's interval decides (the first job fails, a
+  // second one confirms or not).
+  EXPECT_EQ(Evaluate({p}, Ctx(), rules).failures.size(), 1u);
+
+  // sd 0.3 over 10 nights: 1.24 - 0.9 = 0.34 < 2.33 x 0.3.
+  noise.between[key] = {0.3, 10};
+  Verdict v = Evaluate({p}, Ctx(), rules, &noise);
+  EXPECT_TRUE(v.pass);
+  ASSERT_EQ(v.within_noise.size(), 1u);
+  EXPECT_TRUE(v.within_noise[0].within_between);
+  EXPECT_NE(v.within_noise[0].Message().find("within the spread between jobs: sd 0.3 over 10 nights"),
+            std::string::npos)
+      << v.within_noise[0].Message();
+
+  // sd 0.1: 0.34 > 0.233, a failure.
+  noise.between[key] = {0.1, 10};
+  v = Evaluate({p}, Ctx(), rules, &noise);
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_FALSE(v.failures[0].within_between);
+
+  // Too few nights to know the spread: the job's interval decides.
+  noise.between[key] = {0.3, 5};
+  EXPECT_EQ(Evaluate({p}, Ctx(), rules, &noise).failures.size(), 1u);
+
+  // Another test's series is not this one's.
+  noise.between.clear();
+  noise.between[SeriesKey("openmpi.ibcast.n2.progress", "500us x 2ms", "r_comm")] = {0.3, 10};
+  EXPECT_EQ(Evaluate({p}, Ctx(), rules, &noise).failures.size(), 1u);
+}
+
+// Relative ratios are judged on log values, as the history stores their
+// spread; a min limit the same way; r_mpi_impact's series is per
+// computation target.
+TEST(VerdictBetweenJobs, RelativeRatiosMinLimitsAndMpiImpact) {
+  PointResult p = Good(1e-3, 4e-3);
+  p.r_comp_slowdown = S(1.5, 1.4, 1.6);
+  p.r_mpi_impact = S(1.3, 1.2, 1.4);
+  p.r_overhead = S(-0.5, -0.6, -0.4);
+  const std::vector<Rule> rules = {MakeRule(
+      "r", {Max(Metric::kCompSlowdown, 1.2), Max(Metric::kMpiImpact, 1.1), Min(Metric::kOverhead, -0.3)})};
+  BetweenRunNoise noise;
+  noise.test = "t";
+  // log(1.5 / 1.2) = 0.223: within 2.33 x 0.1, beyond 2.33 x 0.09.
+  noise.between[SeriesKey("t", "1ms x 4ms", "r_comp_slowdown")] = {0.1, 8};
+  // log(1.3 / 1.1) = 0.167, within 2.33 x 0.08 = 0.186.
+  noise.between[SeriesKey("t", "* x 4ms", "r_mpi_impact")] = {0.08, 8};
+  // -0.3 - (-0.5) = 0.2, within 2.33 x 0.1.
+  noise.between[SeriesKey("t", "1ms x 4ms", "r_overhead")] = {0.1, 8};
+  Verdict v = Evaluate({p}, Ctx(), rules, &noise);
+  EXPECT_TRUE(v.failures.empty());
+  EXPECT_EQ(v.within_noise.size(), 3u);
+  noise.between[SeriesKey("t", "1ms x 4ms", "r_comp_slowdown")] = {0.09, 8};
+  noise.between[SeriesKey("t", "1ms x 4ms", "r_overhead")] = {0.08, 8};
+  v = Evaluate({p}, Ctx(), rules, &noise);
+  ASSERT_EQ(v.failures.size(), 2u);
+  EXPECT_EQ(v.failures[0].metric, Metric::kCompSlowdown);
+  EXPECT_EQ(v.failures[1].metric, Metric::kOverhead);
+}
+
+}  // namespace
+}  // namespace nbcguard

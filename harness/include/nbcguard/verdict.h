@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "nbcguard/compare.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/point_result.h"
 #include "nbcguard/threshold_spec.h"
@@ -39,6 +40,11 @@ struct Finding {
   // True when the whole confidence interval is past the limit (a failure);
   // false when only the median is (reported within noise). Message() says so.
   bool beyond_noise = true;
+  // Within noise because the results history knows how far this figure
+  // moves between jobs of the same test, and the median is not past the
+  // limit by more than that (BetweenRunNoise); `between` is that spread.
+  bool within_between = false;
+  BetweenRunSpread between;
   // The same point and metric measured again by a second, independent job
   // (Confirm); n == 0 when there was none.
   Spread again;
@@ -93,6 +99,24 @@ struct Verdict {
   std::vector<std::string> InvalidLines() const;  // the lines of `invalid`, one per (point, rule), in order
 };
 
+// How far one job's median moves between independent jobs of this test,
+// from the results history (compare.h, BetweenRunSpread; docs/history.md).
+// A limit is exceeded beyond noise only when the whole confidence interval
+// is past it and, where the series of (test, point, ratio) has min_nights
+// valid nights, the median is past it by more than
+// UpperNormalQuantile(alpha) x sigma as well (on log values for the
+// relative ratios). One job's interval is over its repetitions, which share
+// the job's state of the machine; the history's sigma is over jobs.
+struct BetweenRunNoise {
+  std::string test;  // as CTest names it: mpich.ibcast.n2.basic (TestKey::Name)
+  std::map<std::string, BetweenRunSpread> between;  // by SeriesKey
+  int min_nights = 6;
+  double alpha = 0.01;
+  // The spread of `metric` at a point, when the history knows it well
+  // enough; r_mpi_impact's series are per computation target ("* x 2ms").
+  const BetweenRunSpread* Find(const PointResult& p, Metric metric) const;
+};
+
 // Applies every rule that matches `test` to every point in its region.
 // Fails when any failure or invalid point exists, or when no rule applied
 // (nothing checked is not a pass).
@@ -102,8 +126,10 @@ struct Verdict {
 // points_checked counts the (point, rule) pairs of valid points in the
 // region; a rule whose region holds no point at all checks nothing, and
 // when no pair is checked the verdict fails.
+// With `noise`, a limit exceeded only within the spread between jobs is
+// reported within noise, with that spread (BetweenRunNoise).
 Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test,
-                 const std::vector<Rule>& rules);
+                 const std::vector<Rule>& rules, const BetweenRunNoise* noise = nullptr);
 
 // A failed limit confirmed by a second, independent job: the verdict of the
 // first job, with each of its failures looked up at the same point in
@@ -132,6 +158,6 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
 // of the cost (MPICH's ialltoall on this VM once took 250 us below a size
 // and 580 us above it, for a target of 500 us, where other jobs found it).
 Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, const TestContext& test,
-                const std::vector<Rule>& rules);
+                const std::vector<Rule>& rules, const BetweenRunNoise* noise = nullptr);
 
 }  // namespace nbcguard

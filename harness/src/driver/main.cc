@@ -108,6 +108,12 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
                   "clock synchronization of the harness: flat (every rank against "
                   "rank 0 in turn) or tree (log2 p stages); results.json clock_sync")
       ->check(CLI::IsMember(ClockSyncMethodNames()));
+  run->add_option(
+      "--history", ro->history,
+      "results history (sqlite:PATH, a path, or postgresql://...; default $NBCGUARD_HISTORY) whose "
+      "spread between jobs a limit must also be exceeded by (docs/history.md)");
+  run->add_option("--system", ro->system,
+                  "the system whose history series count (default $NBCGUARD_SYSTEM or the host name)");
   run->add_option("--sentinel", ro->sentinel,
                   "the machine-noise sentinel: on (samples taken while another process or the host slowed a "
                   "rank are measured again; docs/method.md) or off (every sample kept, for comparison)")

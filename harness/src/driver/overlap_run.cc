@@ -169,8 +169,9 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw
   return no_mpi_error_;
 }
 
-Verdict OverlapJob::Evaluate(const TestContext& test, const std::vector<Rule>& rules) const {
-  return nbcguard::Evaluate(red_.points, test, rules);
+Verdict OverlapJob::Evaluate(const TestContext& test, const std::vector<Rule>& rules,
+                             const BetweenRunNoise* noise) const {
+  return nbcguard::Evaluate(red_.points, test, rules, noise);
 }
 
 void OverlapJob::Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) {
@@ -268,8 +269,10 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
     JobOutcome second =
         MeasureJob(t.cfg, again, t.specs, t.ro, t.dir / "confirm", "confirmation.json", t.started, false);
     const auto* second_kind = dynamic_cast<const OverlapJob*>(second.kind.get());
-    final_verdict = Confirm(fv, second_kind->reduction().points, t.test.Context(),
-                            first->spec ? first->spec->rules : std::vector<Rule>{});
+    const std::optional<BetweenRunNoise> noise = NoiseFor(t.cfg, t.test, t.ro);
+    final_verdict =
+        Confirm(fv, second_kind->reduction().points, t.test.Context(),
+                first->spec ? first->spec->rules : std::vector<Rule>{}, noise ? &*noise : nullptr);
     confirmation["results"] = second.results_path.string();
     if (second.rc != kPass && second.rc != kFail && second.rc != kInconclusive)
       confirmation["error"] = "the second job failed (exit " + std::to_string(second.rc) + ")";

@@ -19,7 +19,8 @@ class OverlapJob : public JobKind {
   std::string MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw, Watchdog* watchdog) override;
   void Reduce(const RawRun& raw) override { red_ = nbcguard::Reduce(raw, no_mpi_); }
   std::string ConformanceError() const override { return red_.conformance_error; }
-  Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules) const override;
+  Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,
+                   const BetweenRunNoise* noise) const override;
   void Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) override;
   void PrintTable(std::ostream& out, const Verdict& v) const override;
   std::vector<Measurement> Measurements(const Verdict& v) const override {

@@ -52,7 +52,9 @@ class PartitionedJob : public JobKind {
   WatchShape Shape(const JobSetup& s) const override;
   void Reduce(const RawRun& raw) override { red_ = ReducePartitioned(raw); }
   std::string ConformanceError() const override { return red_.conformance_error; }
-  Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules) const override {
+  // Partitioned figures have no series in the history: judged on the job alone.
+  Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,
+                   const BetweenRunNoise* /*noise*/) const override {
     return EvaluatePartitioned(red_.points, test, rules);
   }
   void Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) override;

@@ -164,6 +164,7 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
                 {"diagnosis", ToString(f.diagnosis)},
                 {"message", f.Message()}};
       if (f.again.n > 0) j["measured_again"] = SpreadJson(f.again);
+      if (f.within_between) j["between_jobs"] = {{"sigma", f.between.sigma}, {"nights", f.between.nights}};
       a.push_back(j);
     }
     return a;

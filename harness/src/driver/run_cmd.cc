@@ -1,7 +1,9 @@
 #include "run_cmd.h"
 
+#include <cstdlib>
 #include <iostream>
 
+#include "history_cmd.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/reference.h"
 #include "thresholds.h"
@@ -53,7 +55,22 @@ int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& r
 
 }  // namespace
 
-int RunCommand(const Config& cfg, const std::vector<std::string>& case_files, const RunOptions& ro) {
+int RunCommand(const Config& cfg, const std::vector<std::string>& case_files, const RunOptions& given) {
+  RunOptions ro = given;
+  const char* env = std::getenv("NBCGUARD_HISTORY");
+  const std::string url = !ro.history.empty() ? ro.history : env ? env : "";
+  if (!url.empty()) {
+    // A history that was asked for and cannot be read must not silently
+    // leave the limits judged without it.
+    std::string note;
+    if (!LoadBetweenRunSpreads(url, ro.system, &ro.between, &note)) {
+      std::cerr << "nbcguard run: " << note << "\n";
+      return kUsage;
+    }
+    std::cout << note
+              << "; a limit must also be exceeded beyond the spread between jobs where a series has 6 "
+                 "nights or more\n";
+  }
   int worst = kSkip;
   for (const std::string& f : case_files) worst = Worse(worst, RunCase(cfg, f, ro));
   return worst;

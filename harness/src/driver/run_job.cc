@@ -16,6 +16,15 @@
 namespace nbcguard {
 
 namespace fs = std::filesystem;
+
+std::optional<BetweenRunNoise> NoiseFor(const Config& cfg, const TestInstance& test, const RunOptions& ro) {
+  if (ro.between.empty()) return std::nullopt;
+  BetweenRunNoise noise;
+  noise.test = test.Name(cfg.implementation);
+  noise.between = ro.between;
+  return noise;
+}
+
 using json = nlohmann::json;
 
 std::unique_ptr<JobKind> MakeJobKind(const TestInstance& test) {
@@ -146,7 +155,8 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
   out.spec = found.spec;
   record.library_version = found.version_line;
   record.threshold_file = out.threshold_file = found.spec ? found.spec->file : "(none)";
-  if (found.spec) out.verdict = kind.Evaluate(test.Context(), found.spec->rules);
+  const std::optional<BetweenRunNoise> noise = NoiseFor(s.cfg, test, s.ro);
+  if (found.spec) out.verdict = kind.Evaluate(test.Context(), found.spec->rules, noise ? &*noise : nullptr);
   kind.Describe(s, raw, record);
   kind.PrintTable(std::cout, out.verdict);
   if (measurements) PrintCTestMeasurements(std::cout, kind.Measurements(out.verdict));

@@ -6,7 +6,9 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,11 +41,21 @@ struct RunOptions {
   std::string sentinel = "on";           // passed to the harness: on | off (nbcguard/sentinel.h)
   std::string calibration_cache;         // overrides the configured cache directory; "off": none
   bool confirm = true;                   // a limit exceeded in one job fails only if a second job agrees
+  // The results history whose between-run spread a limit must also be
+  // exceeded by (--history, default $NBCGUARD_HISTORY; empty: none) and the
+  // system whose series count; `between` is filled from it once per run.
+  std::string history;
+  std::string system;
+  std::map<std::string, BetweenRunSpread> between;
   // For machines (CTest): the <DartMeasurement> lines and the launch
   // command lines; verbose: the launch command lines too, for a person.
   bool ctest = false;
   bool verbose = false;
 };
+
+// The between-run spread the limits of `test` are judged with, when the
+// run has a history that knows some (null otherwise).
+std::optional<BetweenRunNoise> NoiseFor(const Config& cfg, const TestInstance& test, const RunOptions& ro);
 
 // What one job has to go on, for its kind.
 struct JobSetup {
@@ -98,7 +110,8 @@ class JobKind {
   virtual std::string MoreJobs(const JobSetup&, bool /*harness_ok*/, RawRun*, Watchdog*) { return ""; }
   virtual void Reduce(const RawRun& raw) = 0;
   virtual std::string ConformanceError() const = 0;
-  virtual Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules) const = 0;
+  virtual Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,
+                           const BetweenRunNoise* noise) const = 0;
   virtual void Describe(const JobSetup& s, const RawRun& raw, const JobRecord& record) = 0;
   virtual void PrintTable(std::ostream& out, const Verdict& v) const = 0;
   virtual std::vector<Measurement> Measurements(const Verdict& v) const = 0;

@@ -91,7 +91,15 @@ std::string Finding::Message() const {
   out += " at " + (at.empty() ? Point(comm_target, comp_target) : at) + ": " + MetricName(metric) + " = " +
          Ratio(measured.median) + " [" + Ratio(measured.lo) + ", " + Ratio(measured.hi) + "] " +
          (is_max ? "> max " : "< min ") + Ratio(limit);
-  if (!beyond_noise) out += " (within noise)";
+  if (within_between) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  " (within the spread between jobs: sd %.3g%s over %d nights of the history)", between.sigma,
+                  IsRelative(metric) ? " of its log" : "", between.nights);
+    out += buf;
+  } else if (!beyond_noise) {
+    out += " (within noise)";
+  }
   if (again.n > 0)
     out += "; measured again: " + Ratio(again.median) + " [" + Ratio(again.lo) + ", " + Ratio(again.hi) + "]";
   // Partitioned points have no overlap diagnosis.
@@ -141,8 +149,14 @@ bool Passes(const Verdict& v) {
 }
 }  // namespace
 
+const BetweenRunSpread* BetweenRunNoise::Find(const PointResult& p, Metric metric) const {
+  const double comm = metric == Metric::kMpiImpact ? std::nan("") : p.comm_target;
+  const auto it = between.find(SeriesKey(test, PointName(comm, p.comp_target), MetricName(metric)));
+  return it != between.end() && it->second.nights >= min_nights ? &it->second : nullptr;
+}
+
 Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test,
-                 const std::vector<Rule>& rules) {
+                 const std::vector<Rule>& rules, const BetweenRunNoise* noise) {
   Verdict v;
   for (const Rule& rule : rules) {
     if (!RuleApplies(rule, test)) continue;
@@ -178,6 +192,17 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
           f.limit = value;
           f.is_max = is_max;
           f.diagnosis = p.diagnosis;
+          // Past the limit beyond one job's interval: also beyond the
+          // spread between jobs, where the history knows it?
+          const BetweenRunSpread* between = beyond && noise ? noise->Find(p, limit.metric) : nullptr;
+          if (between) {
+            const double past = IsRelative(limit.metric) ? std::log(s.median / value) : s.median - value;
+            if (!((is_max ? past : -past) > UpperNormalQuantile(noise->alpha) * between->sigma)) {
+              beyond = false;
+              f.within_between = true;
+              f.between = *between;
+            }
+          }
           f.beyond_noise = beyond;
           (beyond ? v.failures : v.within_noise).push_back(f);
         };
@@ -222,7 +247,7 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
 }
 
 Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, const TestContext& test,
-                const std::vector<Rule>& rules) {
+                const std::vector<Rule>& rules, const BetweenRunNoise* noise) {
   auto find = [&](double comm, double comp) -> const PointResult* {
     const PointResult* p = nullptr;
     for (const PointResult& q : again)
@@ -263,7 +288,7 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
       if (p->refused) refused_again.emplace_back(at, p->invalid_reason);
       continue;  // else the second job could not measure it either
     }
-    const Verdict second = Evaluate({*p}, test, rules);
+    const Verdict second = Evaluate({*p}, test, rules, noise);
     if (!second.invalid.empty()) {
       if (std::all_of(second.invalid.begin(), second.invalid.end(),
                       [](const InvalidPoint& i) { return i.refused; }))
