@@ -23,7 +23,7 @@ Measurer::Measurer(const Comm& comm, GlobalClock& clock, SyncBarrier& barrier, b
 void Measurer::SetWorkers(const std::vector<pid_t>& tids) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  std::string mine = std::string(host) + " " + std::to_string(getpid());
+  std::string mine = std::string(host) + " " + std::to_string(getpid()) + " " + std::to_string(gettid());
   for (const pid_t t : tids) mine += " " + std::to_string(t);
   std::string all;
   for (const std::string& line : comm_.GatherStrings(mine)) all += line + "\n";

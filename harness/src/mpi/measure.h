@@ -68,9 +68,11 @@ class Measurer {
                 const std::function<double(const std::vector<double>&, int k)>& duration, int extra = 0,
                 int kinds = 1);
 
-  // Collective. This rank's computation threads: with every rank's, and
-  // the job's processes on each node, they tell the sentinel which waits
-  // the job caused itself (sentinel_probe.h).
+  // Collective. This rank's computation threads (the calling thread is
+  // always one): with every rank's, and the job's processes on each node,
+  // they tell the sentinel which waits the job caused itself
+  // (sentinel_probe.h). Until it is called, only this process's other
+  // threads count as the job's.
   void SetWorkers(const std::vector<pid_t>& tids);
   bool sentinel() const { return sentinel_; }
   // Tries the sentinel refused over every Run so far, by reason (agreed).

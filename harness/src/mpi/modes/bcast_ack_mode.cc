@@ -64,6 +64,7 @@ int RunBcastAck(ModeContext& c) {
   SyncBarrier barrier(c.comm, c.clock);
   BarrierSkew(c, barrier, 30);
   Measurer m(c.comm, c.clock, barrier, c.o.sentinel == "on");
+  m.SetWorkers({});
   const int per_round = std::max(3, (c.o.repetitions + kRounds - 1) / kRounds);
   for (std::uint64_t count : c.o.counts) {
     if (const int rc = MeasureCount(c, m, *bcast, count, per_round); rc != 0) return rc;

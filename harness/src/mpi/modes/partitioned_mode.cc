@@ -164,6 +164,7 @@ int RunPartitioned(ModeContext& c) {
   SyncBarrier barrier(c.comm, c.clock);
   BarrierSkew(c, barrier, 30);
   Measurer m(c.comm, c.clock, barrier, c.o.sentinel == "on");
+  m.SetWorkers({});
   PartitionedTransfer transfer(c.comm.get(), spec.buffer);
   PartitionedRun run{c, m, transfer, spec};
   int point_index = -1;

@@ -28,6 +28,7 @@ SampleSet RunVerified(ModeContext& c, Measurer& m, Collective& coll, const std::
 int RunVerify(ModeContext& c) {
   SyncBarrier barrier(c.comm, c.clock);
   Measurer m(c.comm, c.clock, barrier, c.o.sentinel == "on");
+  m.SetWorkers({});
   for (const std::string& name : CollectiveNames()) {
     std::unique_ptr<Collective> coll = MakeCollective(name, c.comm.get());
     if (!coll) Fatal("collective " + name + " is named but not registered");
