@@ -63,6 +63,45 @@ TEST(ChangePoint, StepIsReportedOnItsSecondNightAndPendingOnItsFirst) {
   EXPECT_EQ(one.pending->at, 12);
 }
 
+// Open MPI's Ibcast at 500us x 500us when its reference behaviour changed
+// from background to deferred (docs/measurements/history-series.md): seven
+// valid nights at 0, then 0.95 and 1.04. Too few nights for the
+// permutation test to separate the two, but not too few to say when
+// something began: pending at the first new night, a regression once more
+// nights agree.
+TEST(ChangePoint, AStepAfterFewNightsIsPendingUntilTheTestCanSeparateIt) {
+  const std::vector<double> base = {0.00, 0.01, 0.00, 0.00, 0.00, 0.00, 0.00};
+  const SeriesAnalysis two = AnalyzeSeries(Concat(base, {0.95, 1.04}), {});
+  EXPECT_TRUE(two.shifts.empty());
+  ASSERT_TRUE(two.pending);
+  EXPECT_EQ(two.pending->at, 7);
+  EXPECT_EQ(two.pending->n_after, 2);
+  EXPECT_NEAR(two.pending->size, 0.995, 1e-9);
+  const SeriesAnalysis three = AnalyzeSeries(Concat(base, {0.95, 1.04, 1.00}), {});
+  ASSERT_EQ(three.shifts.size(), 1u);
+  EXPECT_EQ(three.shifts[0].at, 7);
+  // A night half-way before the two is not on the new level: the step
+  // begins with the two (ten nights: here the permutation test separates
+  // them already).
+  const SeriesAnalysis halfway = AnalyzeSeries(Concat(base, {0.42, 0.95, 1.04}), {});
+  ASSERT_EQ(halfway.shifts.size(), 1u);
+  EXPECT_EQ(halfway.shifts[0].at, 8);
+  // Fewer nights before, where only the new rule speaks: the same.
+  const std::vector<double> short_base = {0.00, 0.01, 0.00, 0.00, 0.00, 0.00};
+  const SeriesAnalysis short_halfway = AnalyzeSeries(Concat(short_base, {0.42, 0.95, 1.04}), {});
+  EXPECT_TRUE(short_halfway.shifts.empty());
+  ASSERT_TRUE(short_halfway.pending);
+  EXPECT_EQ(short_halfway.pending->at, 7);
+  // Two nights that moved less than the band are nothing.
+  EXPECT_FALSE(AnalyzeSeries(Concat(base, {0.05, 0.06}), {}).pending);
+  // Nor are two nights moving opposite ways a new level: only the newest
+  // night, alone, is pending (an outlier or a step, the next night says).
+  const SeriesAnalysis opposite = AnalyzeSeries(Concat(base, {0.95, -0.9}), {});
+  ASSERT_TRUE(opposite.pending);
+  EXPECT_EQ(opposite.pending->at, 8);
+  EXPECT_EQ(opposite.pending->n_after, 1);
+}
+
 TEST(ChangePoint, OneOutlierNightIsAnOutlierNotARegression) {
   Noise n{3};
   auto z = Level(0.10, 0.03, 15, &n);

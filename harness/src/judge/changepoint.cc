@@ -341,6 +341,26 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     a.shifts.push_back(s);
     start = bounds[i];
   }
+  // A step at the very end that the permutation test cannot separate yet:
+  // with few nights before it, two or three new ones are too few for any
+  // split to reach alpha (7 + 2 nights: p >= 2/36), however far they moved.
+  // Every one of the newest nights beyond the band of the level before
+  // them, the same way, and together as one level (each within the old
+  // level's band width of their median: a night half-way is not on it):
+  // pending, so the check names the night it began; the nights after decide.
+  const int nights = static_cast<int>(clean.size());
+  for (int k = std::min(3, nights - 3); k >= 2; --k) {
+    const int at = nights - k;
+    if (at - start < 3) continue;  // no level to leave yet
+    const std::vector<double> before = Slice(clean, start, at);
+    const std::vector<double> after = Slice(clean, at, nights);
+    if (!beyond(start, at, before, after)) continue;
+    const double level = Median(after), width = std::max(o.min_effect, 3 * MadSigma(before));
+    if (!std::all_of(after.begin(), after.end(), [&](double x) { return std::fabs(x - level) <= width; }))
+      continue;
+    a.pending = make(night[static_cast<std::size_t>(at)], before, after);
+    return a;
+  }
   if (newest_off) {
     const std::vector<double> before = Slice(clean, start, static_cast<int>(clean.size()));
     if (!before.empty() && beyond(start, static_cast<int>(clean.size()), before, {z[n - 1]}))
