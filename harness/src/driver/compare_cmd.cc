@@ -261,8 +261,7 @@ bool ReadTestResults(const fs::path& path, TestResults* out, std::string* why, b
 CompareOptions WithHistory(CompareOptions o, const std::string& history, const std::string& system,
                            std::string* note) {
   note->clear();
-  const char* env = std::getenv("NBCGUARD_HISTORY");
-  const std::string url = !history.empty() ? history : env ? env : "";
+  const std::string url = HistoryUrl(history);
   if (url.empty()) return o;
   if (!LoadBetweenRunSpreads(url, system, &o.between, note)) o.min_history_nights = -1;
   else if (!o.between.empty())

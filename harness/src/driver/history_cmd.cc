@@ -398,6 +398,8 @@ int HistoryPlotCommand(const HistoryCommandOptions& o) {
   return kPass;
 }
 
+std::string HistoryUrl(const std::string& given) { return given.empty() ? Env("NBCGUARD_HISTORY") : given; }
+
 bool LoadBetweenRunSpreads(const std::string& url, const std::string& system,
                            std::map<std::string, BetweenRunSpread>* out, std::string* note) {
   const std::optional<std::string> file = SqliteFileOf(url);

@@ -38,6 +38,10 @@ int HistoryPlotCommand(const HistoryCommandOptions& o);
 // ("" = $NBCGUARD_SYSTEM or the host name, as ingest names it) in the
 // history at url. A history file not created yet gives none, which is no
 // error. *note says what was loaded, or the database error (then false).
+// The history a command was pointed at: `given`, else $NBCGUARD_HISTORY,
+// else "" (none).
+std::string HistoryUrl(const std::string& given);
+
 bool LoadBetweenRunSpreads(const std::string& url, const std::string& system,
                            std::map<std::string, BetweenRunSpread>* out, std::string* note);
 

@@ -57,8 +57,7 @@ int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& r
 
 int RunCommand(const Config& cfg, const std::vector<std::string>& case_files, const RunOptions& given) {
   RunOptions ro = given;
-  const char* env = std::getenv("NBCGUARD_HISTORY");
-  const std::string url = !ro.history.empty() ? ro.history : env ? env : "";
+  const std::string url = HistoryUrl(ro.history);
   if (!url.empty()) {
     // A history that was asked for and cannot be read must not silently
     // leave the limits judged without it.

@@ -75,6 +75,7 @@ class Measurer {
   // threads count as the job's.
   void SetWorkers(const std::vector<pid_t>& tids);
   bool sentinel() const { return sentinel_; }
+  const SentinelBounds& sentinel_bounds() const { return detector_.bounds(); }
   // Tries the sentinel refused over every Run so far, by reason (agreed).
   int redone_slow_probe() const { return redone_slow_probe_; }
   int redone_foreign_wait() const { return redone_foreign_wait_; }

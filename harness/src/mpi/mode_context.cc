@@ -138,7 +138,7 @@ void WriteBarrierStats(ModeContext& c, const SyncBarrier& barrier) {
 }
 
 void WriteSentinelStats(ModeContext& c, const Measurer& m) {
-  const SentinelBounds b;
+  const SentinelBounds& b = m.sentinel_bounds();
   c.raw.Write(record::kSentinel, {{"enabled", m.sentinel()},
                                   {"redone_slow_probe", m.redone_slow_probe()},
                                   {"redone_foreign_wait", m.redone_foreign_wait()},
