@@ -20,6 +20,7 @@ packages=(
   fonts-dejavu-core                 # the pictures' font
   chromium                          # screenshot test of the HTML run summary (skips without it)
   libomp-dev                        # (gcc's libgomp ships with gcc; kept for clang users)
+  clang libclang-rt-14-dev          # the sanitize job: ASan/UBSan unit tests and libFuzzer targets (GCC has no libFuzzer)
   rsync curl unzip ca-certificates  # the pipeline: gitlab-ci-local needs rsync; the nightly job fetches its baseline
   slurmctld slurmd slurm-client munge  # srun launcher, slurm tests: tools/slurm-cluster.sh's one-node cluster
   iproute2 iputils-ping             # netns launcher, netns tests: tools/netns-cluster.sh (ip, tc, readiness)
