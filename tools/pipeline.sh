@@ -49,14 +49,19 @@ keep_reports() {  # keep_reports mr|schedule: what the pipeline left in build/<m
       fi
     done
   done
+  # the sanitize job (merge request): unit tests and fuzzers under ASan/UBSan
+  if [ -d build/sanitize/report ]; then
+    mv build/sanitize/report "$keep/$1/sanitize-report"
+    junits+=("$keep/$1/sanitize-report/junit.xml")
+  fi
 }
 
 # The slurm and netns jobs' reports are counted only for the pipeline that
 # ran them (keep_reports moves them away).
-rm -rf build/*/report-slurm build/*/report-netns
+rm -rf build/*/report-slurm build/*/report-netns build/sanitize/report
 
 if [ "$which" = mr ] || [ "$which" = both ]; then
-  echo "=== pipeline: merge request (build, test: ctest -L quick, slurm: ctest -L slurm, netns: ctest -L netns) ==="
+  echo "=== pipeline: merge request (build, test: ctest -L quick, slurm: ctest -L slurm, netns: ctest -L netns, sanitize: ctest -L sanitize) ==="
   mr_vars=(--variable CI_PIPELINE_SOURCE=merge_request_event)
   [ -n "${NBCGUARD_TEST_LABELS:-}" ] && mr_vars+=(--variable "NBCGUARD_TEST_LABELS=$NBCGUARD_TEST_LABELS")
   "${glci[@]}" "${mr_vars[@]}" || status=1
