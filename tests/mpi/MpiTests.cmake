@@ -127,6 +127,15 @@ nbcguard_mpi_test(hung-rank TIMEOUT 120
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=hang -DTIMEOUT=40
           "-DEXPECT=did not finish within" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)
 
+# The driver stopped from outside while a rank hangs: kill -9 leaves no
+# launcher or rank behind and the previous results aside, never current;
+# SIGINT writes the completed point and why the run stopped
+# (check_interrupt.sh).
+nbcguard_mpi_test(interrupted-run TIMEOUT 200
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_interrupt.sh ${_driver} ${_cfg}
+          ${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml ${_out}/interrupted
+          ${PROJECT_SOURCE_DIR}/tests/data/results/openmpi/ibcast/n2/basic/results.json)
+
 # The conformance check itself: with one delivered element flipped on every
 # rank, verification must name the collective and the count (the first one
 # checked is ibcast with count 1).

@@ -274,5 +274,37 @@ TEST(ResultsIo, SchemaUsesOnlyImplementedKeywords) {
     EXPECT_TRUE(implemented.count(k)) << "schema keyword not implemented: " << k;
 }
 
+// A run that starts moves the previous results aside and marks the directory;
+// until it finishes, a reader refuses the directory's results.json (present
+// or not) with the reason, and the marker gone, reads it again.
+TEST(ResultsIo, AnUnfinishedRunIsNeverReadAsCurrent) {
+  const fs::path dir = TempDir("unfinished");
+  const fs::path results = dir / "results.json";
+  ASSERT_EQ(WriteResults(results, Minimal()), "");
+  ASSERT_EQ(MarkRunStarted(dir, {{"started", "2026-11-25T20:00:00Z"}, {"pid", 42}}), "");
+  EXPECT_FALSE(fs::exists(results));
+  const ResultsRead previous = ReadResults(dir / kPreviousResultsFile);
+  ASSERT_TRUE(previous.ok()) << previous.error;  // kept, not lost
+  EXPECT_EQ(previous.doc->json, Minimal());
+
+  const ResultsRead none = ReadResults(results);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error.find("the run started 2026-11-25T20:00:00Z (driver pid 42) did not finish"),
+            std::string::npos)
+      << none.error;
+  EXPECT_NE(none.error.find(kPreviousResultsFile), std::string::npos) << none.error;
+
+  // What the unfinished run wrote before it stopped is not current either.
+  ASSERT_EQ(WriteResults(results, Minimal()), "");
+  EXPECT_FALSE(ReadResults(results).ok());
+  // A second start while the marker is there keeps the first previous results.
+  ASSERT_EQ(MarkRunStarted(dir, {{"started", "later"}}), "");
+  EXPECT_EQ(ReadResults(dir / kPreviousResultsFile).doc->json, Minimal());
+
+  MarkRunFinished(dir);
+  EXPECT_TRUE(ReadResults(results).ok());
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace nbcguard

@@ -453,7 +453,9 @@ int Main(int argc, char** argv) {
         return kUsage;
       }
     }
-    return c.run(cfg);
+    const int rc = c.run(cfg);
+    EndIfInterrupted();
+    return rc;
   }
   return kUsage;
 }

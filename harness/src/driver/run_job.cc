@@ -1,9 +1,14 @@
 #include "run_job.h"
 
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "history_store.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/results_io.h"
@@ -53,7 +58,16 @@ bool SetUpReference(const TestInstance& test, const fs::path& reference_log, Con
 }
 
 // Why the harness's records may be incomplete (empty: it ran through).
+// Why the job stopped early because the driver was told to stop ("" when
+// it was not).
+std::string InterruptedError() {
+  if (InterruptSignal() == 0) return "";
+  return std::string("the run was interrupted (") + strsignal(InterruptSignal()) +
+         ") and stopped early; completed points are kept";
+}
+
 std::string HarnessError(const ProcessResult& hr, const TestInstance& test, const JobKind& kind) {
+  if (hr.interrupted) return InterruptedError();
   if (hr.timed_out)
     return "harness did not finish within the case timeout (" + FormatDuration(test.spec.timeout) +
            "): a hung " + kind.HungOn() + " or rank; completed points are kept";
@@ -146,8 +160,9 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
     out.rc = kSkip;
     return out;
   }
-  const std::string harness_error = HarnessError(hr, test, kind);
+  std::string harness_error = HarnessError(hr, test, kind);
   const std::string more_error = kind.MoreJobs(s, harness_error.empty(), &raw, &watchdog);
+  if (harness_error.empty()) harness_error = InterruptedError();  // during the jobs after the harness
   watchdog.Stop();
   kind.Reduce(raw);
 
@@ -188,10 +203,24 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
                     ro,
                     fs::path(ro.out.empty() ? cfg.results_dir : ro.out) / test.ResultsSubdir(),
                     std::chrono::steady_clock::now()};
+  // Until this run's results are complete, no reader takes what the
+  // directory holds for them: the previous results.json is moved aside.
+  if (const std::string e =
+          MarkRunStarted(t.dir, {{"started", UtcIso(std::time(nullptr))}, {"pid", getpid()}});
+      !e.empty()) {
+    std::cout << "FAIL " << test.Id() << ": " << e << "\n";
+    return kUsage;
+  }
   fs::remove_all(t.dir / "confirm");  // a second job's results from an earlier run
   JobOutcome first = MeasureJob(cfg, test, specs, ro, t.dir, "results.json", t.started, ro.ctest);
-  if (first.results_path.empty()) return first.rc;  // skipped, or could not start
-  const int rc = first.kind->FinishTest(t, &first);
+  if (first.results_path.empty()) {  // skipped, or could not start: nothing was replaced
+    MarkRunFinished(t.dir);
+    return first.rc;
+  }
+  // An interrupted first job wrote what it completed and says so
+  // (harness_error); nothing more is measured.
+  const int rc = InterruptSignal() != 0 ? first.rc : first.kind->FinishTest(t, &first);
+  MarkRunFinished(t.dir);
   // One line CTest can tell apart (SKIP_REGULAR_EXPRESSION in
   // NbcguardDiscoverAddTests.cmake): reported as not run, never as passed.
   if (rc == kInconclusive)

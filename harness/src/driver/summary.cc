@@ -12,6 +12,7 @@
 #include "nbcguard/driver_common.h"
 #include "nbcguard/openmetrics.h"
 #include "nbcguard/plot_model.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 #include "results_files.h"
 
@@ -40,7 +41,8 @@ Entry Load(const fs::path& file) {
   report::ReadCaseFile(file, &e.results, &e.view, &e.error);
   if (!e.error.empty()) {
     e.view.name = file.parent_path().string();
-    e.view.status = "UNREADABLE";
+    std::error_code ec;
+    e.view.status = fs::exists(file.parent_path() / kUnfinishedRunFile, ec) ? "UNFINISHED" : "UNREADABLE";
     e.view.failures = {e.error};
     e.view.headline = e.error;
   }
