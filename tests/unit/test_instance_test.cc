@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -63,6 +67,51 @@ TEST(TestInstance, BrokenCaseFileIsATestThatChecksIt) {
   EXPECT_EQ(tests[0].args, (std::vector<std::string>{"check", kBroken}));
   EXPECT_EQ(tests[0].labels, (std::vector<std::string>{"cases", "invalid-case"}));
   EXPECT_EQ(tests[0].kind, "invalid-case");
+}
+
+// Case files written for one test, removed at its end.
+class TestInstanceFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nbcguard-list-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(TestInstanceFiles, ASecondCaseOfOneNameIsAFailingCheckOfBothFiles) {
+  const std::string kCase = "name: same\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n";
+  const std::string a = Write("a.yaml", kCase);
+  const std::string b = Write("b.yaml", kCase);
+  const std::string c =
+      Write("c.yaml", "name: other\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n");
+  const std::vector<ListedTest> tests = ListTests({a, b, c}, kSettings);
+  ASSERT_EQ(tests.size(), 3u);
+  EXPECT_EQ(tests[0].name, "mpich.same.n2.basic");
+  EXPECT_EQ(tests[1].name, "mpich.case-file.b");
+  EXPECT_EQ(tests[1].args, (std::vector<std::string>{"check", a, b}));
+  EXPECT_EQ(tests[1].kind, "invalid-case");
+  EXPECT_EQ(tests[1].case_file, b);
+  EXPECT_EQ(tests[2].name, "mpich.other.n2.basic");  // the others are listed as before
+}
+
+TEST_F(TestInstanceFiles, BrokenFilesOfOneStemGetTestsOfTheirOwn) {
+  const std::string yaml = Write("bad.yaml", "name: [\n");
+  const std::string yml = Write("bad.yml", "nodes: 0\n");
+  const std::vector<ListedTest> tests = ListTests({yaml, yml}, kSettings);
+  ASSERT_EQ(tests.size(), 2u);
+  EXPECT_EQ(tests[0].name, "mpich.case-file.bad");
+  EXPECT_EQ(tests[1].name, "mpich.case-file.bad.yml");
+  EXPECT_EQ(tests[1].args, (std::vector<std::string>{"check", yml}));
 }
 
 TEST(TestInstance, ListingUsesTheInstancesNamesAndLabels) {
