@@ -3,11 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -117,20 +114,7 @@ TEST(CaseSpec, DirectoryIsRefusedAsADirectory) {
   EXPECT_NE(parsed.errors[0].message.find("is a directory"), std::string::npos) << parsed.ErrorText();
 }
 
-// A scratch directory of the test's own, removed at the end.
-class CaseSpecFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("nbcguard-case-spec-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
-};
+using CaseSpecFiles = testing::ScratchDirTest;
 
 TEST_F(CaseSpecFiles, FifoIsRefusedWithoutWaitingForAWriter) {
   const std::string fifo = Path("pipe.yaml");
@@ -142,11 +126,7 @@ TEST_F(CaseSpecFiles, FifoIsRefusedWithoutWaitingForAWriter) {
 }
 
 TEST_F(CaseSpecFiles, FileOverOneMebibyteIsRefusedUnread) {
-  const std::string big = Path("big.yaml");
-  {
-    std::ofstream out(big);
-    out << "name: big\n# " << std::string((1 << 20) + 1, 'x') << "\n";
-  }
+  const std::string big = Write("big.yaml", "name: big\n# " + std::string((1 << 20) + 1, 'x') + "\n");
   Parsed<CaseSpec> parsed = LoadCaseSpec(big);
   ASSERT_EQ(parsed.errors.size(), 1u);
   EXPECT_NE(parsed.errors[0].message.find("at most 1 MiB"), std::string::npos) << parsed.ErrorText();
@@ -155,8 +135,7 @@ TEST_F(CaseSpecFiles, FileOverOneMebibyteIsRefusedUnread) {
 }
 
 TEST_F(CaseSpecFiles, SpecTextOfARegularFile) {
-  const std::string f = Path("a.yaml");
-  std::ofstream(f) << "name: a\n";
+  const std::string f = Write("a.yaml", "name: a\n");
   const Parsed<std::string> text = ReadSpecText(f);
   ASSERT_TRUE(text.ok()) << text.ErrorText();
   EXPECT_EQ(*text.value, "name: a\n");

@@ -5,13 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
+
+#include "spec_fixture.h"
 
 namespace nbcguard {
 namespace {
@@ -70,23 +68,7 @@ TEST(TestInstance, BrokenCaseFileIsATestThatChecksIt) {
 }
 
 // Case files written for one test, removed at its end.
-class TestInstanceFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("nbcguard-list-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-  std::filesystem::path dir_;
-};
+using TestInstanceFiles = testing::ScratchDirTest;
 
 TEST_F(TestInstanceFiles, ASecondCaseOfOneNameIsAFailingCheckOfBothFiles) {
   const std::string kCase = "name: same\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n";
