@@ -143,8 +143,8 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
     return out;
   }
   s.left = [&] {
-    // Keep 10 s of the case's timeout for reducing and reporting.
-    return test.spec.timeout - 10 -
+    // Keep kTimeoutReserve (10 s) of the case's timeout for reducing and reporting.
+    return test.spec.timeout - kTimeoutReserve -
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
   fs::create_directories(dir);
