@@ -116,6 +116,14 @@ nbcguard_mpi_test(calibration-cache TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/calibration-cache
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/cache.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_cache.cmake)
 
+# Nightly mode against a baseline whose results.json for the test is
+# unreadable: named with its error, and the test fails
+# (check_baseline_unreadable.cmake).
+nbcguard_mpi_test(baseline-unreadable TIMEOUT 300
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/baseline-unreadable
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/no-rule-thresholds
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_baseline_unreadable.cmake)
+set_property(TEST ${_impl}.mpi.baseline-unreadable PROPERTY SKIP_REGULAR_EXPRESSION "baseline-unreadable INCONCLUSIVE")
 # A rank that dies, and a rank that hangs, at the second grid point: a clear
 # failure within the timeout, completed points kept in results.json.
 nbcguard_mpi_test(failed-rank TIMEOUT 120
