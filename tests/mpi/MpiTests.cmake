@@ -111,7 +111,8 @@ nbcguard_mpi_test(strategies TIMEOUT 400
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/strategies.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_strategies.cmake)
 
 # The calibration cache: a second run starts each search at the size the
-# first one found (check_cache.cmake).
+# first one found; a third, on a poisoned file, drops the sizes no search
+# wrote and rewrites the file (check_cache.cmake).
 nbcguard_mpi_test(calibration-cache TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/calibration-cache
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/cache.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_cache.cmake)
