@@ -125,6 +125,12 @@ nbcguard_mpi_test(baseline-unreadable TIMEOUT 300
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/no-rule-thresholds
           -P ${CMAKE_CURRENT_LIST_DIR}/check_baseline_unreadable.cmake)
 set_property(TEST ${_impl}.mpi.baseline-unreadable PROPERTY SKIP_REGULAR_EXPRESSION "baseline-unreadable INCONCLUSIVE")
+# An output directory that fills up during the run: the write error is the
+# reason and exit 2 (check_full_disk.cmake; root only, else skipped).
+nbcguard_mpi_test(full-disk TIMEOUT 240
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/full-disk
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_full_disk.cmake)
+set_property(TEST ${_impl}.mpi.full-disk PROPERTY SKIP_REGULAR_EXPRESSION "full-disk SKIPPED")
 # A rank that dies, and a rank that hangs, at the second grid point: a clear
 # failure within the timeout, completed points kept in results.json.
 nbcguard_mpi_test(failed-rank TIMEOUT 120
