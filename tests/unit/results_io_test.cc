@@ -243,6 +243,40 @@ TEST(ResultsIo, WriteIntoAReadOnlyDirectoryFails) {
   fs::remove_all(dir);
 }
 
+// Any file (the calibration cache, pictures) is written like results.json:
+// whole or not at all, and a directory that takes no file says why.
+TEST(ResultsIo, AtomicWriteLeavesNothingBehindWhenItFails) {
+  const fs::path dir = TempDir("atomic");
+  ASSERT_EQ(WriteFileAtomically(dir / "a.txt", "abc\n"), "");
+  std::ifstream in(dir / "a.txt");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "abc");
+  // Under a regular file: fails for root too, with the reason.
+  std::ofstream(dir / "plain") << "x";
+  const fs::path under = dir / "plain" / "b.txt";
+  const std::string e = WriteFileAtomically(under, "abc\n");
+  EXPECT_EQ(e.rfind("cannot write " + under.string() + ": ", 0), 0u) << e;
+  EXPECT_NE(e.find("Not a directory"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(under));
+  int files = 0;
+  for (const auto& f : fs::directory_iterator(dir)) files += f.is_regular_file();
+  EXPECT_EQ(files, 2);  // a.txt and plain: no temporary file left
+  fs::remove_all(dir);
+}
+
+TEST(ResultsIo, DirectoryWriteErrorSaysWhyNothingCanBeWritten) {
+  const fs::path dir = TempDir("probe");
+  EXPECT_EQ(DirectoryWriteError(dir), "");
+  EXPECT_TRUE(fs::is_empty(dir));  // the probe is removed
+  std::ofstream(dir / "plain") << "x";
+  EXPECT_EQ(DirectoryWriteError(dir / "plain"),
+            "cannot write " + (dir / "plain").string() + ": Not a directory");
+  EXPECT_EQ(DirectoryWriteError(dir / "missing"),
+            "cannot write " + (dir / "missing").string() + ": No such file or directory");
+  fs::remove_all(dir);
+}
+
 TEST(ResultsIo, UnreadableFileNamesIt) {
   const ResultsRead r = ReadResults("/nonexistent/results.json");
   ASSERT_FALSE(r.ok());

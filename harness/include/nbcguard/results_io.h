@@ -83,6 +83,19 @@ std::string MarkRunStarted(const std::filesystem::path& dir, const nlohmann::jso
 // Removes the marker: the results in `dir` are complete.
 void MarkRunFinished(const std::filesystem::path& dir);
 
+// Writes `text` to `path` atomically: a temporary file in the same
+// directory, synced, then renamed over `path`, so a reader sees the old
+// file or the new one, and a failed write (a full or read-only file
+// system) leaves no partial file. "" on success, else "cannot write
+// <path>: <reason>"; never throws.
+std::string WriteFileAtomically(const std::filesystem::path& path, const std::string& text);
+
+// Whether files can be written in `dir` now (a page of data, written and
+// removed): "" when they can, else "cannot write <dir>: <reason>" (No space
+// left on device, Read-only file system, ...). What explains a job whose
+// output was cut short.
+std::string DirectoryWriteError(const std::filesystem::path& dir);
+
 // The schema itself (schema/results.schema.json, compiled in).
 const nlohmann::json& ResultsSchema();
 

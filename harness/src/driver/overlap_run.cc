@@ -298,8 +298,11 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
                                                  static_cast<double>(final_verdict.unconfirmed.size()))});
   first->results["verdict"] = VerdictJson(final_verdict, first->threshold_file);
   first->results["confirmation"] = confirmation;
-  if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
-    std::cout << "error: " << e << "\n";
+  if (const std::string e = WriteResults(first->results_path, first->results); !e.empty()) {
+    std::cout << "error: " << e << "\n"
+              << "FAIL " << t.test.Id() << ": " << e << "\n";
+    return kUsage;
+  }
   return VerdictCode(final_verdict);
 }
 

@@ -147,9 +147,17 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
     return test.spec.timeout - kTimeoutReserve -
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  fs::create_directories(dir);
-  fs::remove(s.raw_path);
-  fs::remove(reference_log);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    // A read-only or full file system, or --out under a file: nothing can
+    // be measured into it (exit 2, like an unreadable configuration).
+    std::cout << "error: cannot create the output directory " << dir.string() << ": " << ec.message() << "\n";
+    out.rc = kUsage;
+    return out;
+  }
+  fs::remove(s.raw_path, ec);
+  fs::remove(reference_log, ec);
 
   const WatchShape shape = kind.Shape(s);
   Watchdog watchdog(test.Id(), shape.comp_targets, shape.comm_targets, shape.points, s.left);
@@ -179,15 +187,25 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
   out.results = kind.Results(raw, out.verdict);
   if (!harness_error.empty()) out.results["harness_error"] = harness_error;
   kind.Complete(s, hr, &out.results, std::cout);
-  out.results_path = dir / results_name;
-  if (const std::string e = WriteResults(out.results_path, out.results); !e.empty())
-    std::cout << "error: " << e << "\n";
-  std::cout << "results: " << out.results_path.string() << "\n";
-  if (kind.DrawsPictures()) DrawPictures(out.results, dir, measurements);
+  const fs::path results_path = dir / results_name;
+  std::string write_error = WriteResults(results_path, out.results);
+  if (write_error.empty()) {
+    out.results_path = results_path;
+    std::cout << "results: " << out.results_path.string() << "\n";
+    if (kind.DrawsPictures()) DrawPictures(out.results, dir, measurements);
+  } else {
+    std::cout << "error: " << write_error << "\n";
+  }
+  // A job that failed, or whose log ended early, on a file system that
+  // takes no more data (full, read-only) failed for that reason: the
+  // harness's own failure is its consequence.
+  if (write_error.empty() && (!harness_error.empty() || !more_error.empty() || !raw.ended))
+    write_error = DirectoryWriteError(dir);
 
   const std::string conformance = kind.ConformanceError();
   out.rc = JobFailure(test.Id(),
                       {{conformance.empty() ? "" : "conformance failure: " + conformance, kConformance},
+                       {write_error, kUsage},
                        {harness_error, kHarnessFailed},
                        {found.spec ? "" : NoThresholdsMessage(cfg.thresholds_dir, found), kUsage},
                        {more_error, kHarnessFailed}},
@@ -208,13 +226,14 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
   if (const std::string e =
           MarkRunStarted(t.dir, {{"started", UtcIso(std::time(nullptr))}, {"pid", getpid()}});
       !e.empty()) {
-    std::cout << "FAIL " << test.Id() << ": " << e << "\n";
+    std::cout << "error: " << e << "\n";
     return kUsage;
   }
-  fs::remove_all(t.dir / "confirm");  // a second job's results from an earlier run
+  std::error_code ec;
+  fs::remove_all(t.dir / "confirm", ec);  // a second job's results from an earlier run
   JobOutcome first = MeasureJob(cfg, test, specs, ro, t.dir, "results.json", t.started, ro.ctest);
-  if (first.results_path.empty()) {  // skipped, or could not start: nothing was replaced
-    MarkRunFinished(t.dir);
+  if (first.results_path.empty()) {  // skipped, could not start, or results not written
+    if (first.rc == kSkip) MarkRunFinished(t.dir);  // nothing was replaced
     return first.rc;
   }
   // An interrupted first job wrote what it completed and says so

@@ -726,9 +726,13 @@ int SummaryCommand(const std::string& dir, const std::string& format, const std:
   if (format == "markdown") {
     Markdown(text, entries, dir);
   } else if (format == "openmetrics") {
+    // OpenMetrics has no place for a row that is not a metric: an
+    // unreadable file is listed on standard error instead.
     std::vector<json> docs;
-    for (const Entry& e : entries)
+    for (const Entry& e : entries) {
       if (e.error.empty()) docs.push_back(e.results);
+      else std::cerr << "nbcguard summary: unreadable, left out of the exposition: " << e.error << "\n";
+    }
     WriteOpenMetrics(text, docs);
   } else if (format == "html") {
     std::error_code ec;
