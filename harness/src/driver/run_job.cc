@@ -232,7 +232,7 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
   std::error_code ec;
   fs::remove_all(t.dir / "confirm", ec);  // a second job's results from an earlier run
   JobOutcome first = MeasureJob(cfg, test, specs, ro, t.dir, "results.json", t.started, ro.ctest);
-  if (first.results_path.empty()) {  // skipped, could not start, or results not written
+  if (first.results_path.empty()) {                 // skipped, could not start, or results not written
     if (first.rc == kSkip) MarkRunFinished(t.dir);  // nothing was replaced
     return first.rc;
   }
