@@ -65,7 +65,7 @@ void KillChildAndStop(int sig) {
       _exit(128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
     }
     if (w < 0 || getppid() != driver) kill(0, SIGKILL);  // the driver is gone: the group goes too
-    const timespec pause = {0, 50000000L};  // 50 ms
+    const timespec pause = {0, 50000000L};               // 50 ms
     nanosleep(&pause, nullptr);
   }
 }
