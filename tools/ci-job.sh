@@ -34,6 +34,15 @@ esac
 rm -rf "$report" "$bin/results"
 mkdir -p "$report"
 status=0
+# The commands that read what the tests left (summary, compare, history)
+# run under a time limit: whatever a results file holds, the job ends.
+report_limit=${NBCGUARD_REPORT_TIMEOUT:-600}
+nbcguard() {
+  timeout --kill-after=10 "$report_limit" "$driver" "$@"
+  local rc=$?
+  [ $rc -eq 124 ] && echo "ci-job: nbcguard $1 did not finish within ${report_limit} s" >&2
+  return $rc
+}
 trends=()  # nightly: --trends DIR for the HTML summary
 
 case "$kind" in
@@ -87,7 +96,7 @@ case "$kind" in
           -DBASELINE="$baseline" -DCDASH_URL="${NBCGUARD_CDASH_URL:-}" -DJUNIT="$PWD/$report/junit.xml" \
           -VV || status=1
     if [ -n "$baseline" ]; then
-      "$driver" compare "$baseline" "$bin/results" --format markdown > "$report/regressions.md"
+      nbcguard compare "$baseline" "$bin/results" --format markdown > "$report/regressions.md"
       rc=$?
       cat "$report/regressions.md"
       [ $rc -eq 0 ] || status=1
@@ -97,14 +106,14 @@ case "$kind" in
     # incomplete results.json) fails the job: a night must not go missing
     # unnoticed.
     if [ -d "$bin/results" ]; then
-      "$driver" history ingest "$bin/results" --db "$history" || status=1
-      "$driver" history check --db "$history" --library "$mpi" --json "$report/history.json" > "$report/history.txt"
+      nbcguard history ingest "$bin/results" --db "$history" || status=1
+      nbcguard history check --db "$history" --library "$mpi" --json "$report/history.json" > "$report/history.txt"
       rc=$?
       cat "$report/history.txt"
       [ $rc -eq 0 ] || status=1
       # Every series as a trend (report/trends/index.html, PNG and SVG), and
       # the ones with findings in the HTML summary. A picture never decides.
-      if "$driver" history plot --db "$history" --library "$mpi" --out "$report/trends"; then
+      if nbcguard history plot --db "$history" --library "$mpi" --out "$report/trends"; then
         trends=(--trends "$report/trends")
       else
         echo "ci-job: the trend pictures were not drawn (above); the summary goes without them"
@@ -133,10 +142,10 @@ fi
 # What a person and the merge request see. A run in which no test wrote
 # results (all skipped, or the build broke) still gets its report files.
 if [ -d "$bin/results" ]; then
-  "$driver" summary "$bin/results" --format text || true
-  "$driver" summary "$bin/results" --format markdown --output "$report/summary.md" || status=1
-  "$driver" summary "$bin/results" --format html --output "$report/index.html" "${trends[@]}" || status=1
-  "$driver" summary "$bin/results" --format openmetrics --output "$report/metrics.txt" || status=1
+  nbcguard summary "$bin/results" --format text || true
+  nbcguard summary "$bin/results" --format markdown --output "$report/summary.md" || status=1
+  nbcguard summary "$bin/results" --format html --output "$report/index.html" "${trends[@]}" || status=1
+  nbcguard summary "$bin/results" --format openmetrics --output "$report/metrics.txt" || status=1
 else
   echo "ci-job: no results under $bin/results" | tee "$report/summary.md"
   : > "$report/metrics.txt"

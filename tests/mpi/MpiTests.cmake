@@ -111,11 +111,26 @@ nbcguard_mpi_test(strategies TIMEOUT 400
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/strategies.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_strategies.cmake)
 
 # The calibration cache: a second run starts each search at the size the
-# first one found (check_cache.cmake).
+# first one found; a third, on a poisoned file, drops the sizes no search
+# wrote and rewrites the file (check_cache.cmake).
 nbcguard_mpi_test(calibration-cache TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/calibration-cache
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/cache.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_cache.cmake)
 
+# Nightly mode against a baseline whose results.json for the test is
+# unreadable: named with its error, and the test fails
+# (check_baseline_unreadable.cmake).
+nbcguard_mpi_test(baseline-unreadable TIMEOUT 300
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/baseline-unreadable
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/no-rule-thresholds
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_baseline_unreadable.cmake)
+set_property(TEST ${_impl}.mpi.baseline-unreadable PROPERTY SKIP_REGULAR_EXPRESSION "baseline-unreadable INCONCLUSIVE")
+# An output directory that fills up during the run: the write error is the
+# reason and exit 2 (check_full_disk.cmake; root only, else skipped).
+nbcguard_mpi_test(full-disk TIMEOUT 240
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/full-disk
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_full_disk.cmake)
+set_property(TEST ${_impl}.mpi.full-disk PROPERTY SKIP_REGULAR_EXPRESSION "full-disk SKIPPED")
 # A rank that dies, and a rank that hangs, at the second grid point: a clear
 # failure within the timeout, completed points kept in results.json.
 nbcguard_mpi_test(failed-rank TIMEOUT 120
@@ -126,6 +141,15 @@ nbcguard_mpi_test(hung-rank TIMEOUT 120
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/fault-hang
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=hang -DTIMEOUT=40
           "-DEXPECT=did not finish within" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)
+
+# The driver stopped from outside while a rank hangs: kill -9 leaves no
+# launcher or rank behind and the previous results aside, never current;
+# SIGINT writes the completed point and why the run stopped
+# (check_interrupt.sh).
+nbcguard_mpi_test(interrupted-run TIMEOUT 200
+  COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/check_interrupt.sh ${_driver} ${_cfg}
+          ${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml ${_out}/interrupted
+          ${PROJECT_SOURCE_DIR}/tests/data/results/openmpi/ibcast/n2/basic/results.json)
 
 # The conformance check itself: with one delivered element flipped on every
 # rank, verification must name the collective and the count (the first one

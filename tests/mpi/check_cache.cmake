@@ -4,15 +4,17 @@
 # calibrated; the second starts each search at the cached size (its first
 # evaluated size is the cached one) and reports "hit" or "stale" — never
 # "miss". Whether the cached size still meets the target depends on the
-# machine's state, so hit vs stale is printed, not asserted.
+# machine's state, so hit vs stale is printed, not asserted. One job per run
+# (--no-confirm): a confirmation job would calibrate and store again.
 file(REMOVE_RECURSE "${OUT}")
 set(cache "${OUT}/calibration-cache")
 
 function(run_once tag)
   execute_process(COMMAND "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}/${tag}"
-                          --calibration-cache "${cache}"
+                          --calibration-cache "${cache}" --no-confirm
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${out}")
+  set(out "${out}" PARENT_SCOPE)
   if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
     message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
   endif()
@@ -103,3 +105,72 @@ foreach(entry IN LISTS expected)
     message(STATUS "second run, ${axis} ${target}: ${use}, ${evals} evaluation(s) from the cached size ${size}")
   endforeach()
 endforeach()
+
+# A poisoned file: sizes no search wrote (a GEMM order of 1e8 and a count of
+# 1e15, both beyond the search's range) and one far off its target (order
+# 1000 for 4 ms: ~50 times too slow). Each is dropped with a line saying
+# why, its search starts from the default, the run ends well within the
+# case's timeout (a clamped start used to spend all of it), and the file
+# is rewritten without them.
+file(READ "${cache}/${file}" cached)
+string(JSON ncomp LENGTH "${cached}" comp)
+string(JSON ncomm LENGTH "${cached}" comm)
+set(poisoned "")
+if(ncomp GREATER 0)
+  string(JSON target GET "${cached}" comp 0 target)
+  string(JSON cached SET "${cached}" comp 0 size 100000000)
+  list(APPEND poisoned "comp|${target}|100000000|outside the search's range \\[2, 4096\\]")
+endif()
+if(ncomp GREATER 1)
+  string(JSON target GET "${cached}" comp 1 target)
+  string(JSON cached SET "${cached}" comp 1 size 1000)
+  list(APPEND poisoned "comp|${target}|1000|it measured [0-9.]+[mu]?s \\(more than 8x off\\)")
+endif()
+if(ncomm GREATER 0)
+  string(JSON target GET "${cached}" comm 0 target)
+  string(JSON cached SET "${cached}" comm 0 size 1000000000000000)
+  list(APPEND poisoned "comm|${target}|1000000000000000|outside the search's range \\[1, [0-9]+\\]")
+endif()
+file(WRITE "${cache}/${file}" "${cached}")
+string(TIMESTAMP t0 "%s")
+run_once(poisoned)
+set(out_poisoned "${out}")
+string(TIMESTAMP t1 "%s")
+math(EXPR elapsed "${t1} - ${t0}")
+file(READ "${cache}/${file}" rewritten)
+foreach(entry IN LISTS poisoned)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 axis)
+  list(GET parts 1 target)
+  list(GET parts 2 size)
+  list(GET parts 3 why)
+  if(NOT out_poisoned MATCHES "calibration cache: dropped ${axis} size ${size} for [0-9.]+m?s: ${why}; searching from the default")
+    message(FATAL_ERROR "poisoned run: no line saying that ${axis} size ${size} was dropped (${why})")
+  endif()
+  string(JSON n LENGTH "${json}" calibration ${axis})
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON t GET "${json}" calibration ${axis} ${i} target)
+    if(t EQUAL target)
+      string(JSON use GET "${json}" calibration ${axis} ${i} cache)
+      string(JSON start GET "${json}" calibration ${axis} ${i} attempts 0 steps 0 0)
+      if(NOT use STREQUAL "dropped" OR start EQUAL size)
+        message(FATAL_ERROR "poisoned run, ${axis} ${target}: cache '${use}', search started at ${start}")
+      endif()
+    endif()
+  endforeach()
+  string(JSON m LENGTH "${rewritten}" ${axis})
+  if(m GREATER 0)
+    math(EXPR mlast "${m} - 1")
+    foreach(k RANGE ${mlast})
+      string(JSON s GET "${rewritten}" ${axis} ${k} size)
+      if(s EQUAL size)
+        message(FATAL_ERROR "${cache}/${file} still holds the dropped ${axis} size ${size}")
+      endif()
+    endforeach()
+  endif()
+endforeach()
+if(elapsed GREATER 100)
+  message(FATAL_ERROR "poisoned run took ${elapsed} s")
+endif()
+message(STATUS "poisoned run: ${elapsed} s, every poisoned entry dropped and the file rewritten")

@@ -45,6 +45,17 @@ foreach(format text markdown html)
   endif()
 endforeach()
 
+# summary as OpenMetrics: the good tests' metrics, each unreadable file
+# listed on standard error (the exposition has no place for it).
+run_driver(summary "${OUT}" --format openmetrics)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "nbcguard summary --format openmetrics failed with exit ${rc}")
+endif()
+expect_listed("summary --format openmetrics")
+if(NOT all MATCHES "case=\"ibcast\"")
+  message(FATAL_ERROR "nbcguard summary --format openmetrics left out the good tests")
+endif()
+
 # cost: the bad files listed as unreadable.
 run_driver(cost "${OUT}")
 expect_listed(cost)

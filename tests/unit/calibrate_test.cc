@@ -129,6 +129,63 @@ double MaxTime(const CalibrationResult& r) {
   return m;
 }
 
+// A start size from the calibration cache that measures far off its
+// target (a corrupt or foreign entry) is measured once, dropped, and the
+// search starts from the default start as if there had been none; one
+// within the factor (a stale entry) is searched from as usual.
+TEST(CalibrateTest, UntrustedStartFarOffTheTargetIsDroppedAfterOneMeasurement) {
+  const Cost gemm = [](Size n) {
+    const double d = static_cast<double>(n);
+    return 2 * d * d * d / 1e10;  // order 171 takes 1 ms
+  };
+  CalibrationOptions o;
+  o.min_size = 2;
+  o.max_size = 4096;
+  o.growth_exponent = 3;
+  o.start_size = 4000;  // 12.8 s for a 1 ms target
+  o.start_trust_factor = 8;
+  o.fallback_start_size = 64;
+  std::vector<Size> calls;
+  CalibrationResult r = CalibrateSize(
+      [&](Size n) {
+        calls.push_back(n);
+        return gemm(n);
+      },
+      1e-3, o);
+  ASSERT_TRUE(r.converged) << r.reason;
+  EXPECT_EQ(r.dropped_start.size, 4000u);
+  EXPECT_NEAR(r.dropped_start.time, gemm(4000), 1e-9);
+  ASSERT_FALSE(calls.empty());
+  EXPECT_EQ(calls[0], 4000u);
+  EXPECT_EQ(std::count(calls.begin(), calls.end(), Size{4000}), 1);  // measured once
+  ASSERT_GE(calls.size(), 2u);
+  EXPECT_EQ(calls[1], 64u);  // then the default start
+  ASSERT_FALSE(r.steps.empty());
+  EXPECT_EQ(r.steps[0].size, 64u);  // the dropped point is not part of the search
+  EXPECT_LE(MaxTime(r), 5e-3);      // nothing near the dropped size measured again
+
+  // Too small by more than the factor: dropped too.
+  o.start_size = 40;  // 12.8 us
+  r = CalibrateSize(gemm, 1e-3, o);
+  EXPECT_EQ(r.dropped_start.size, 40u);
+  EXPECT_TRUE(r.converged) << r.reason;
+
+  // Within the factor (stale): the search goes on from it.
+  o.start_size = 300;  // 5.4 ms, 5.4x the target
+  r = CalibrateSize(gemm, 1e-3, o);
+  EXPECT_EQ(r.dropped_start.size, 0u);
+  ASSERT_FALSE(r.steps.empty());
+  EXPECT_EQ(r.steps[0].size, 300u);
+  EXPECT_TRUE(r.converged) << r.reason;
+
+  // Without a trust factor every start is searched from (the default).
+  o.start_size = 4000;
+  o.start_trust_factor = 0;
+  r = CalibrateSize(gemm, 1e-3, o);
+  EXPECT_EQ(r.dropped_start.size, 0u);
+  EXPECT_EQ(r.steps[0].size, 4000u);
+}
+
 TEST(CalibrateTest, CubicGemmLike) {
   CalibrationOptions o;
   o.min_size = 8;

@@ -104,16 +104,58 @@ TEST(CalibrationCacheParse, MalformedFilesAreErrorsNamingTheFile) {
     EXPECT_FALSE(ParseCalibrationCache(text, "/c/f.json", Key(), &error)) << text;
     EXPECT_NE(error.find("/c/f.json"), std::string::npos) << error;
   }
-  // Right key, broken entries.
-  std::string good = SerializeCalibrationCache(Key(), Entries());
+}
+
+// An entry that no search wrote (zero, negative, fractional, beyond 2^53 or
+// not a number; JSON has no non-finite numbers) is left out and described; the file's other entries are kept.
+TEST(CalibrationCacheParse, MalformedEntriesAreDroppedTheOthersKept) {
+  const std::string good = SerializeCalibrationCache(Key(), Entries());
   for (const std::string& broken :
-       {std::string("\"size\": 0"), std::string("\"size\": -3"), std::string("\"size\": \"x\"")}) {
+       {std::string("\"size\": 0"), std::string("\"size\": -3"), std::string("\"size\": \"x\""),
+        std::string("\"size\": 2.5"), std::string("\"size\": 1e300")}) {
     std::string text = good;
     text.replace(text.find("\"size\": 61234"), 13, broken);
     std::string error;
-    EXPECT_FALSE(ParseCalibrationCache(text, "/c/f.json", Key(), &error)) << text;
-    EXPECT_NE(error.find("comm"), std::string::npos) << error;
+    std::vector<std::string> dropped;
+    const auto parsed = ParseCalibrationCache(text, "/c/f.json", Key(), &error, &dropped);
+    ASSERT_TRUE(parsed) << text << ": " << error;
+    EXPECT_EQ(parsed->comm.count(0.0005), 0u) << broken;
+    EXPECT_EQ(parsed->comm.at(0.002), 250000u) << broken;
+    EXPECT_EQ(parsed->comp, Entries().comp) << broken;
+    ASSERT_EQ(dropped.size(), 1u) << broken;
+    EXPECT_NE(dropped[0].find("dropped comm entry"), std::string::npos) << dropped[0];
   }
+  for (const std::string& target : {std::string("0"), std::string("-0.001"), std::string("null")}) {
+    std::string text = good;
+    text.replace(text.find("0.004"), 5, target);
+    std::string error;
+    std::vector<std::string> dropped;
+    const auto parsed = ParseCalibrationCache(text, "/c/f.json", Key(), &error, &dropped);
+    ASSERT_TRUE(parsed) << text << ": " << error;
+    EXPECT_EQ(parsed->comp.size(), 1u) << target;
+    EXPECT_EQ(dropped.size(), 1u) << target;
+  }
+  // Without a list for the notes the same entries are left out.
+  std::string text = good;
+  text.replace(text.find("\"size\": 290"), 11, "\"size\": 0");
+  std::string error;
+  const auto parsed = ParseCalibrationCache(text, "/c/f.json", Key(), &error);
+  ASSERT_TRUE(parsed) << error;
+  EXPECT_EQ(parsed->comp.size(), 1u);
+}
+
+// A size outside the search's range was not written by a search: it could
+// only be clamped to the range's end (a GEMM of order 4096 for a 500 us
+// target), so it does not start one.
+TEST(CalibrationCacheStart, SizesOutsideTheSearchRangeAreRejected) {
+  EXPECT_EQ(CachedSizeProblem(158, 2, 4096), "");
+  EXPECT_EQ(CachedSizeProblem(2, 2, 4096), "");
+  EXPECT_EQ(CachedSizeProblem(4096, 2, 4096), "");
+  EXPECT_EQ(CachedSizeProblem(100000000, 2, 4096), "outside the search's range [2, 4096]");
+  EXPECT_NE(CachedSizeProblem(1, 2, 4096), "");
+  EXPECT_NE(CachedSizeProblem(1000000000000000ull, 1, 1u << 20), "");
+  EXPECT_EQ(DroppedSizeNote("comp", 100000000, "500us", "it measured 2.3s"),
+            "dropped comp size 100000000 for 500us: it measured 2.3s; searching from the default");
 }
 
 TEST_F(CalibrationCacheDir, StoreThenLoad) {

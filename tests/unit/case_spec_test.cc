@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -43,7 +45,7 @@ TEST(CaseSpec, FullFileParsesToTheExpectedSpec) {
   EXPECT_DOUBLE_EQ(c.comp_times[3], 64e-3);
   EXPECT_EQ(c.repetitions, 21);
   EXPECT_EQ(c.labels, (std::vector<std::string>{"quick", "nightly"}));
-  EXPECT_DOUBLE_EQ(c.timeout, 1.5);
+  EXPECT_DOUBLE_EQ(c.timeout, 15.5);
   EXPECT_EQ(c.binding, BindingPolicy::kNone);
   EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kAllow);
 }
@@ -105,11 +107,88 @@ TEST(CaseSpec, UnreadableFileIsAnErrorWithoutLine) {
   EXPECT_EQ(parsed.errors[0].ToString().rfind(path + ": cannot open", 0), 0u);
 }
 
-TEST(CaseSpec, DirectoryIsAnUnreadableFile) {
+TEST(CaseSpec, DirectoryIsRefusedAsADirectory) {
   Parsed<CaseSpec> parsed = LoadCaseSpec(kData + "/cases");
   ASSERT_EQ(parsed.errors.size(), 1u);
   EXPECT_EQ(parsed.errors[0].where.line, 0);
-  EXPECT_NE(parsed.errors[0].message.find("cannot read"), std::string::npos);
+  EXPECT_NE(parsed.errors[0].message.find("is a directory"), std::string::npos) << parsed.ErrorText();
+}
+
+using CaseSpecFiles = testing::ScratchDirTest;
+
+TEST_F(CaseSpecFiles, FifoIsRefusedWithoutWaitingForAWriter) {
+  const std::string fifo = Path("pipe.yaml");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Parsed<CaseSpec> parsed = LoadCaseSpec(fifo);  // would block forever if opened for a blocking read
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_EQ(parsed.errors[0].where.line, 0);
+  EXPECT_NE(parsed.errors[0].message.find("is not a regular file"), std::string::npos) << parsed.ErrorText();
+}
+
+TEST_F(CaseSpecFiles, FileOverOneMebibyteIsRefusedUnread) {
+  const std::string big = Write("big.yaml", "name: big\n# " + std::string((1 << 20) + 1, 'x') + "\n");
+  Parsed<CaseSpec> parsed = LoadCaseSpec(big);
+  ASSERT_EQ(parsed.errors.size(), 1u);
+  EXPECT_NE(parsed.errors[0].message.find("at most 1 MiB"), std::string::npos) << parsed.ErrorText();
+  const Parsed<std::string> text = ReadSpecText(big);
+  EXPECT_FALSE(text.ok());
+}
+
+TEST_F(CaseSpecFiles, SpecTextOfARegularFile) {
+  const std::string f = Write("a.yaml", "name: a\n");
+  const Parsed<std::string> text = ReadSpecText(f);
+  ASSERT_TRUE(text.ok()) << text.ErrorText();
+  EXPECT_EQ(*text.value, "name: a\n");
+}
+
+// ---------------------------------------------------------------- file kinds
+
+TEST(CaseSpecFileKind, TheTopLevelKeysTellTheKindNotTheText) {
+  // "rules:" in a comment does not make a case file a threshold file.
+  EXPECT_EQ(SpecFileKindOf("# see the rules: in thresholds/\nname: a\ncollective: ibcast\n"),
+            SpecFileKind::kCase);
+  EXPECT_EQ(SpecFileKindOf("name: p\nkind: partitioned\n"), SpecFileKind::kCase);
+  EXPECT_EQ(SpecFileKindOf("implementation: mpich\nversions: \"*\"\nrules: []\n"), SpecFileKind::kThreshold);
+  EXPECT_EQ(SpecFileKindOf("# name: x\nrules: []\n"), SpecFileKind::kThreshold);
+  EXPECT_EQ(SpecFileKindOf("foo: 1\n"), SpecFileKind::kNeither);
+  EXPECT_EQ(SpecFileKindOf("- a\n- b\n"), SpecFileKind::kNeither);
+  EXPECT_EQ(SpecFileKindOf("name: a\nrules: []\n"), SpecFileKind::kNeither);
+  EXPECT_EQ(SpecFileKindOf("name: [a\n"), SpecFileKind::kUnreadable);
+  EXPECT_EQ(SpecFileKindOf(""), SpecFileKind::kUnreadable);
+}
+
+// ---------------------------------------------------------------- long lists
+
+TEST(CaseSpecLongLists, ARepeatInALongListIsFoundWithItsFirstLine) {
+  constexpr int kLabels = 40000;
+  std::string text = "name: long\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\nlabels:\n";
+  for (int i = 0; i < kLabels; ++i) text += "  - l" + std::to_string(i) + "\n";
+  text += "  - l17\n";  // line 5 + 18 = 23 has l17 first
+  Parsed<CaseSpec> parsed = ParseCaseSpec(text, "long.yaml");
+  ASSERT_EQ(parsed.errors.size(), 1u) << parsed.ErrorText().substr(0, 2000);
+  EXPECT_EQ(parsed.errors[0].where.line, 6 + kLabels);
+  EXPECT_NE(parsed.errors[0].message.find("\"l17\" is listed twice (first at line 23)"), std::string::npos)
+      << parsed.errors[0].message;
+  // Without the repeat every label is kept, in order.
+  text.erase(text.rfind("  - l17"));
+  parsed = ParseCaseSpec(text, "long.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText().substr(0, 2000);
+  ASSERT_EQ(parsed.value->labels.size(), static_cast<std::size_t>(kLabels));
+  EXPECT_EQ(parsed.value->labels.back(), "l" + std::to_string(kLabels - 1));
+}
+
+// ---------------------------------------------------------------- names
+
+TEST(CaseSpecNames, ADuplicateNameIsReportedAtTheLaterName) {
+  Parsed<CaseSpec> later = ParseCaseSpec(
+      "# x\ncollective: ibcast\nname: same\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n", "b.yaml");
+  ASSERT_TRUE(later.ok()) << later.ErrorText();
+  const SpecError e = DuplicateCaseName(*later.value, "a.yaml");
+  EXPECT_EQ(e.where.file, "b.yaml");
+  EXPECT_EQ(e.where.line, 3);
+  EXPECT_EQ(e.where.column, 7);
+  EXPECT_EQ(e.ToString().rfind("b.yaml:3:7: name: \"same\" is also the name of a.yaml", 0), 0u)
+      << e.ToString();
 }
 
 // ---------------------------------------------------------------- partitioned

@@ -99,11 +99,20 @@ TEST(VersionRange, SpaceAfterOperatorIsAllowed) {
   EXPECT_FALSE(r.Contains("5.1"));
 }
 
-TEST(VersionRange, StarAndEmptyMeanAny) {
+TEST(VersionRange, StarMeansAny) {
   EXPECT_TRUE(Range("*").Contains("1.0"));
-  EXPECT_TRUE(Range("").Contains("99"));
+  EXPECT_TRUE(Range(" * ").Contains("99"));
   EXPECT_TRUE(Range("*").Contains(""));
   EXPECT_TRUE(VersionRange().Contains("3"));
+}
+
+// An empty range reads as "every version" by accident: "*" says so.
+TEST(VersionRange, EmptyOrBlankIsRefused) {
+  for (const char* text : {"", "   ", "\t"}) {
+    std::string error;
+    EXPECT_FALSE(VersionRange::Parse(text, &error).has_value()) << '"' << text << '"';
+    EXPECT_NE(error.find("write \"*\" for every version"), std::string::npos) << error;
+  }
 }
 
 TEST(VersionRange, UnknownVersionSatisfiesNoConstraint) {

@@ -243,6 +243,40 @@ TEST(ResultsIo, WriteIntoAReadOnlyDirectoryFails) {
   fs::remove_all(dir);
 }
 
+// Any file (the calibration cache, pictures) is written like results.json:
+// whole or not at all, and a directory that takes no file says why.
+TEST(ResultsIo, AtomicWriteLeavesNothingBehindWhenItFails) {
+  const fs::path dir = TempDir("atomic");
+  ASSERT_EQ(WriteFileAtomically(dir / "a.txt", "abc\n"), "");
+  std::ifstream in(dir / "a.txt");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "abc");
+  // Under a regular file: fails for root too, with the reason.
+  std::ofstream(dir / "plain") << "x";
+  const fs::path under = dir / "plain" / "b.txt";
+  const std::string e = WriteFileAtomically(under, "abc\n");
+  EXPECT_EQ(e.rfind("cannot write " + under.string() + ": ", 0), 0u) << e;
+  EXPECT_NE(e.find("Not a directory"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(under));
+  int files = 0;
+  for (const auto& f : fs::directory_iterator(dir)) files += f.is_regular_file();
+  EXPECT_EQ(files, 2);  // a.txt and plain: no temporary file left
+  fs::remove_all(dir);
+}
+
+TEST(ResultsIo, DirectoryWriteErrorSaysWhyNothingCanBeWritten) {
+  const fs::path dir = TempDir("probe");
+  EXPECT_EQ(DirectoryWriteError(dir), "");
+  EXPECT_TRUE(fs::is_empty(dir));  // the probe is removed
+  std::ofstream(dir / "plain") << "x";
+  EXPECT_EQ(DirectoryWriteError(dir / "plain"),
+            "cannot write " + (dir / "plain").string() + ": Not a directory");
+  EXPECT_EQ(DirectoryWriteError(dir / "missing"),
+            "cannot write " + (dir / "missing").string() + ": No such file or directory");
+  fs::remove_all(dir);
+}
+
 TEST(ResultsIo, UnreadableFileNamesIt) {
   const ResultsRead r = ReadResults("/nonexistent/results.json");
   ASSERT_FALSE(r.ok());
@@ -272,6 +306,38 @@ TEST(ResultsIo, SchemaUsesOnlyImplementedKeywords) {
       "maximum", "minItems", "maxItems",    "required", "properties", "items", "if",    "then", "else"};
   for (const std::string& k : used)
     EXPECT_TRUE(implemented.count(k)) << "schema keyword not implemented: " << k;
+}
+
+// A run that starts moves the previous results aside and marks the directory;
+// until it finishes, a reader refuses the directory's results.json (present
+// or not) with the reason, and the marker gone, reads it again.
+TEST(ResultsIo, AnUnfinishedRunIsNeverReadAsCurrent) {
+  const fs::path dir = TempDir("unfinished");
+  const fs::path results = dir / "results.json";
+  ASSERT_EQ(WriteResults(results, Minimal()), "");
+  ASSERT_EQ(MarkRunStarted(dir, {{"started", "2026-11-25T20:00:00Z"}, {"pid", 42}}), "");
+  EXPECT_FALSE(fs::exists(results));
+  const ResultsRead previous = ReadResults(dir / kPreviousResultsFile);
+  ASSERT_TRUE(previous.ok()) << previous.error;  // kept, not lost
+  EXPECT_EQ(previous.doc->json, Minimal());
+
+  const ResultsRead none = ReadResults(results);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error.find("the run started 2026-11-25T20:00:00Z (driver pid 42) did not finish"),
+            std::string::npos)
+      << none.error;
+  EXPECT_NE(none.error.find(kPreviousResultsFile), std::string::npos) << none.error;
+
+  // What the unfinished run wrote before it stopped is not current either.
+  ASSERT_EQ(WriteResults(results, Minimal()), "");
+  EXPECT_FALSE(ReadResults(results).ok());
+  // A second start while the marker is there keeps the first previous results.
+  ASSERT_EQ(MarkRunStarted(dir, {{"started", "later"}}), "");
+  EXPECT_EQ(ReadResults(dir / kPreviousResultsFile).doc->json, Minimal());
+
+  MarkRunFinished(dir);
+  EXPECT_TRUE(ReadResults(results).ok());
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "nbcguard/spec_error.h"
 
@@ -79,5 +80,29 @@ inline void ExpectErrors(const std::vector<SpecError>& errors, const std::string
         << "expected the message to contain: " << expected[i].text;
   }
 }
+
+// A scratch directory of the running test's own, for files it writes
+// (case files, FIFOs); removed at the end.
+class ScratchDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("nbcguard-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  // Writes `text` to the file `name` in the directory; its path.
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::string path = Path(name);
+    std::ofstream(path) << text;
+    return path;
+  }
+
+ private:
+  std::filesystem::path dir_;
+};
 
 }  // namespace nbcguard::testing

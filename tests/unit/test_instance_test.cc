@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "spec_fixture.h"
+
 namespace nbcguard {
 namespace {
 
@@ -35,7 +37,7 @@ TEST(TestInstance, OneTestPerRankCountAndDeployment) {
                                                "/nightly", "--ctest"}));
   EXPECT_EQ(t->labels, (std::vector<std::string>{"cases", "iallreduce-full_1", "iallreduce", "n4",
                                                  "dedicated", "mpich", "quick", "nightly"}));
-  EXPECT_EQ(t->timeout, 2);  // 1.5 s, whole seconds up
+  EXPECT_EQ(t->timeout, 16);  // 15.5 s, whole seconds up
   EXPECT_EQ(t->processors, 4);
   EXPECT_EQ(t->kind, "overlap");
   EXPECT_EQ(t->case_file, kOverlap);
@@ -63,6 +65,35 @@ TEST(TestInstance, BrokenCaseFileIsATestThatChecksIt) {
   EXPECT_EQ(tests[0].args, (std::vector<std::string>{"check", kBroken}));
   EXPECT_EQ(tests[0].labels, (std::vector<std::string>{"cases", "invalid-case"}));
   EXPECT_EQ(tests[0].kind, "invalid-case");
+}
+
+// Case files written for one test, removed at its end.
+using TestInstanceFiles = testing::ScratchDirTest;
+
+TEST_F(TestInstanceFiles, ASecondCaseOfOneNameIsAFailingCheckOfBothFiles) {
+  const std::string kCase = "name: same\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n";
+  const std::string a = Write("a.yaml", kCase);
+  const std::string b = Write("b.yaml", kCase);
+  const std::string c =
+      Write("c.yaml", "name: other\ncollective: ibcast\nnodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n");
+  const std::vector<ListedTest> tests = ListTests({a, b, c}, kSettings);
+  ASSERT_EQ(tests.size(), 3u);
+  EXPECT_EQ(tests[0].name, "mpich.same.n2.basic");
+  EXPECT_EQ(tests[1].name, "mpich.case-file.b");
+  EXPECT_EQ(tests[1].args, (std::vector<std::string>{"check", a, b}));
+  EXPECT_EQ(tests[1].kind, "invalid-case");
+  EXPECT_EQ(tests[1].case_file, b);
+  EXPECT_EQ(tests[2].name, "mpich.other.n2.basic");  // the others are listed as before
+}
+
+TEST_F(TestInstanceFiles, BrokenFilesOfOneStemGetTestsOfTheirOwn) {
+  const std::string yaml = Write("bad.yaml", "name: [\n");
+  const std::string yml = Write("bad.yml", "nodes: 0\n");
+  const std::vector<ListedTest> tests = ListTests({yaml, yml}, kSettings);
+  ASSERT_EQ(tests.size(), 2u);
+  EXPECT_EQ(tests[0].name, "mpich.case-file.bad");
+  EXPECT_EQ(tests[1].name, "mpich.case-file.bad.yml");
+  EXPECT_EQ(tests[1].args, (std::vector<std::string>{"check", yml}));
 }
 
 TEST(TestInstance, ListingUsesTheInstancesNamesAndLabels) {

@@ -238,12 +238,12 @@ ThresholdSpec Spec(const std::string& implementation, const std::string& version
   return parsed.value.value_or(ThresholdSpec());
 }
 
-TEST(ThresholdSpecSelect, FirstMatchingImplementationAndVersion) {
+TEST(ThresholdSpecSelect, TheMatchingImplementationAndVersion) {
   std::vector<ThresholdSpec> specs = {
       Spec("mpich", ">=4.0 <4.1", "a.yaml"),
       Spec("openmpi", "*", "b.yaml"),
-      Spec("mpich", ">=4.0", "c.yaml"),
-      Spec("mpich", "*", "d.yaml"),
+      Spec("mpich", ">=4.1", "c.yaml"),
+      Spec("mpich", "<4.0", "d.yaml"),
   };
   const ThresholdSpec* s = SelectThresholds(specs, {"mpich", "4.0.2"});
   ASSERT_NE(s, nullptr);
@@ -257,6 +257,24 @@ TEST(ThresholdSpecSelect, FirstMatchingImplementationAndVersion) {
   s = SelectThresholds(specs, {"openmpi", "4.1.4"});
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->file, "b.yaml");
+}
+
+TEST(ThresholdSpecSelect, TwoMatchingFilesAreAnErrorNamingBoth) {
+  std::vector<ThresholdSpec> specs = {
+      Spec("mpich", ">=4.0 <4.1", "a.yaml"),
+      Spec("openmpi", "*", "b.yaml"),
+      Spec("mpich", ">=4.0", "c.yaml"),
+  };
+  std::string why;
+  EXPECT_EQ(SelectThresholds(specs, {"mpich", "4.0.2"}, &why), nullptr);
+  EXPECT_NE(why.find("a.yaml and c.yaml both match"), std::string::npos) << why;
+  EXPECT_NE(why.find("mpich 4.0.2"), std::string::npos) << why;
+  // Where only one matches, it is the one.
+  why.clear();
+  const ThresholdSpec* s = SelectThresholds(specs, {"mpich", "4.1"}, &why);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "c.yaml");
+  EXPECT_EQ(why, "");
 }
 
 TEST(ThresholdSpecSelect, NoMatchIsNull) {

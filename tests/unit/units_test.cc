@@ -150,11 +150,29 @@ TEST(UnitsGeometricRange, SizeMatchesTheRangeWithoutBuildingIt) {
   EXPECT_EQ(GeometricRangeSize(1e-3, 1e-3, 2), 1u);
   EXPECT_EQ(GeometricRangeSize(1, 2, 1), 0u);
   EXPECT_GT(GeometricRangeSize(1e-9, 1e3, 1.0001), 100000u);
-  EXPECT_EQ(GeometricRangeSize(1e-300, 1e300, 1e300), 2u);  // no overflow on the way
+  EXPECT_EQ(GeometricRangeSize(1e-300, 1e300, 1e300), 3u);  // 1e-300, 1, 1e300: 1e300^2 overflows on the way
   EXPECT_EQ(GeometricRangeSize(1.7e308, 1.7e308, 2), 1u);
   for (double factor : {1.5, 2.0, 3.0, 10.0}) {
     EXPECT_EQ(GeometricRangeSize(1e-6, 1.0, factor), GeometricRange(1e-6, 1.0, factor).size());
   }
+}
+
+TEST(UnitsGeometricRange, HugeRangesAreSizedAtOnceAndExactly) {
+  // factor^k beyond a double on the way: the size comes from logarithms.
+  EXPECT_EQ(GeometricRangeSize(1e-200, 1e200, 4), 665u);  // 4^664 <= 1e400 < 4^665
+  EXPECT_EQ(GeometricRangeSize(1e-200, 1e200, 1e10), 41u);
+  // About 9.2e11 steps: answered without counting them.
+  const std::size_t n = GeometricRangeSize(1e-200, 1e200, 1.000000001);
+  EXPECT_GT(n, 921000000000u);
+  EXPECT_LT(n, 921100000000u);
+  const std::vector<double> r = GeometricRange(1e-200, 1e200, 1e10);
+  ASSERT_EQ(r.size(), 41u);
+  EXPECT_TRUE(std::isfinite(r.back()));
+  EXPECT_NEAR(r.back() / 1e200, 1.0, 1e-9);
+  const std::vector<double> wide = GeometricRange(1e-300, 1e300, 1e300);
+  ASSERT_EQ(wide.size(), 3u);
+  EXPECT_NEAR(wide[1], 1.0, 1e-9);
+  EXPECT_NEAR(wide[2] / 1e300, 1.0, 1e-9);
 }
 
 TEST(UnitsDeployment, NamesRoundTrip) {

@@ -31,6 +31,13 @@ struct CalibrationOptions {
   // bracket looks exactly like a step; a real step shows up again. 0: trust
   // every measurement (a step is reported at once).
   int recheck_steps = 0;
+  // A start size taken from an earlier run (the calibration cache) is
+  // trusted only as far as its first time is within this factor of the
+  // target (either way): further off, the point is dropped
+  // (CalibrationResult::dropped_start) and the search starts again from
+  // fallback_start_size as if there had been none. 0: every start trusted.
+  double start_trust_factor = 0;
+  std::uint64_t fallback_start_size = 0;  // 0 = min_size
 };
 
 struct CalibrationStep {
@@ -44,6 +51,9 @@ struct CalibrationResult {
   double time = 0;                     // its measured time
   std::vector<CalibrationStep> steps;  // every evaluation, in order
   std::string reason;                  // why it did not converge (empty when converged)
+  // The start size and its time when start_trust_factor dropped it (not in
+  // steps; size 0 when it was kept).
+  CalibrationStep dropped_start;
 };
 
 // cost(size) returns the (median) time in seconds for `size`; sizes are

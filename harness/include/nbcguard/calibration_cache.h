@@ -54,21 +54,37 @@ std::string SerializeCalibrationCache(const CalibrationCacheKey& key, const Cali
 
 // Parses a cache file's text. nullopt with *error (naming `file` and what
 // is wrong) when the text is not a cache file of this format; an empty set
-// of entries (no error) when the file belongs to another key.
+// of entries (no error) when the file belongs to another key. An entry
+// that is not {target: finite seconds > 0, size: integer >= 1} is left out,
+// the others kept, and described in *dropped (when given).
 std::optional<CalibrationCacheEntries> ParseCalibrationCache(const std::string& text, const std::string& file,
                                                              const CalibrationCacheKey& key,
-                                                             std::string* error);
+                                                             std::string* error,
+                                                             std::vector<std::string>* dropped = nullptr);
 
 // Reads dir/key.FileName(). A missing file: empty entries, no error. An
 // unreadable or malformed one: empty entries and *error says why (the
 // caller reports it and calibrates from scratch; the next Store replaces it).
+// Entries left out as malformed are described in *dropped (when given).
 CalibrationCacheEntries LoadCalibrationCache(const std::string& dir, const CalibrationCacheKey& key,
-                                             std::string* error);
+                                             std::string* error, std::vector<std::string>* dropped = nullptr);
 
 // Writes the file atomically (a temporary file in dir, then rename), so a
 // concurrent reader sees the old or the new file, never half of one.
 // Creates dir if needed. false with *error on failure.
 bool StoreCalibrationCache(const std::string& dir, const CalibrationCacheKey& key,
                            const CalibrationCacheEntries& entries, std::string* error);
+
+// Why a cached size cannot start a search confined to [min_size, max_size]
+// ("" when it can): no search produces a size outside its range, so such an
+// entry was not written by one (it would only be clamped to the range's
+// end, whose time can be anything).
+std::string CachedSizeProblem(std::uint64_t size, std::uint64_t min_size, std::uint64_t max_size);
+
+// The console's note on a cached size that was not used: "dropped comp size
+// 100000000 for 500us: <why>; searching from the default". axis: "comm" or
+// "comp"; target: the target time as printed.
+std::string DroppedSizeNote(const char* axis, std::uint64_t size, const std::string& target,
+                            const std::string& why);
 
 }  // namespace nbcguard

@@ -17,9 +17,15 @@ namespace nbcguard {
 // are common; collective, threads, deployment, grid, reference, progression,
 // binding and oversubscribe belong to overlap cases, partitioned to
 // partitioned cases. A key of the other kind is an error at that key.
+// A test's timeout: more than the seconds a run keeps for reducing and
+// reporting, at most a week (CTest's TIMEOUT is a whole number of seconds).
+constexpr double kTimeoutReserve = 10;
+constexpr double kMaxTimeout = 7 * 24 * 3600;
+
 struct CaseSpec {
-  std::string file;  // path it was read from
-  std::string name;  // [a-z0-9_-]+, used in test names and labels
+  std::string file;        // path it was read from
+  std::string name;        // [a-z0-9_-]+, used in test names and labels
+  SourceLocation name_at;  // where the name is written
   CaseKind kind = CaseKind::kOverlap;
   std::string collective;               // one of CollectiveNames()
   std::vector<int> nodes;               // MPI process counts, each >= 2, unique
@@ -46,6 +52,20 @@ struct CaseSpec {
   BindingPolicy binding = BindingPolicy::kCores;
   OversubscribePolicy oversubscribe = OversubscribePolicy::kRefuse;
 };
+
+// Two case files with one name would give their tests one name: the error
+// at `later`'s name, naming the file that has it first.
+SpecError DuplicateCaseName(const CaseSpec& later, const std::string& first_file);
+
+// What a YAML text is by its top-level keys: a case file (name, collective),
+// a threshold file (implementation, rules), or neither. kUnreadable when the
+// YAML does not parse or is empty (either loader reports why).
+enum class SpecFileKind { kCase, kThreshold, kNeither, kUnreadable };
+SpecFileKind SpecFileKindOf(const std::string& yaml_text);
+
+// The text of a case or threshold file: a regular file of at most 1 MiB,
+// never read whole when larger, never waited for (a FIFO is refused).
+Parsed<std::string> ReadSpecText(const std::string& path);
 
 // Reads and validates a case file.
 Parsed<CaseSpec> LoadCaseSpec(const std::string& path);

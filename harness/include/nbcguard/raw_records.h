@@ -78,7 +78,8 @@ inline constexpr std::string_view kConformanceFailure = "conformance_failure";
 
 // The calibration cache read at the start (calibration_cache.h). Fields:
 // dir, file, key (the configuration it is valid for), targets_found,
-// targets, error ("" when read). Writer: overlap mode with a cache. Reader:
+// targets, error ("" when read), dropped (malformed entries left out).
+// Writer: overlap mode with a cache. Reader:
 // Reduce (results.json calibration.cache).
 inline constexpr std::string_view kCalibrationCache = "calibration_cache";
 

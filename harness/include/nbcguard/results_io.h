@@ -50,7 +50,9 @@ struct ResultsRead {
   bool ok() const { return doc.has_value(); }
 };
 
-// Reads and validates one results.json. Never throws.
+// Reads and validates one results.json. Never throws. A results.json whose
+// directory holds the marker of an unfinished run is an error naming it,
+// whether or not the file exists.
 ResultsRead ReadResults(const std::filesystem::path& path);
 
 // The same from text in memory; `source` names it in messages.
@@ -64,6 +66,35 @@ std::string ValidateResults(const nlohmann::json& results);
 // Writes `results` to `path` atomically. Returns "" on success, else
 // "cannot write <path>: <reason>"; never throws.
 std::string WriteResults(const std::filesystem::path& path, const nlohmann::json& results);
+
+// A test's run in progress: written into the test's directory before the
+// run replaces anything there, removed when its results are complete. A
+// results.json beside it (or none) belongs to a run that did not finish,
+// and every reader says so instead of reading it as current.
+inline constexpr char kUnfinishedRunFile[] = "run-unfinished.json";
+// Where the previous run's results.json goes while a new run replaces it.
+inline constexpr char kPreviousResultsFile[] = "results.previous.json";
+
+// Marks `dir` (created if missing) as holding a run in progress: the
+// previous results.json becomes results.previous.json and the marker,
+// holding `what` (start time, process), is written. "" or the error.
+std::string MarkRunStarted(const std::filesystem::path& dir, const nlohmann::json& what);
+
+// Removes the marker: the results in `dir` are complete.
+void MarkRunFinished(const std::filesystem::path& dir);
+
+// Writes `text` to `path` atomically: a temporary file in the same
+// directory, synced, then renamed over `path`, so a reader sees the old
+// file or the new one, and a failed write (a full or read-only file
+// system) leaves no partial file. "" on success, else "cannot write
+// <path>: <reason>"; never throws.
+std::string WriteFileAtomically(const std::filesystem::path& path, const std::string& text);
+
+// Whether files can be written in `dir` now (a page of data, written and
+// removed): "" when they can, else "cannot write <dir>: <reason>" (No space
+// left on device, Read-only file system, ...). What explains a job whose
+// output was cut short.
+std::string DirectoryWriteError(const std::filesystem::path& dir);
 
 // The schema itself (schema/results.schema.json, compiled in).
 const nlohmann::json& ResultsSchema();

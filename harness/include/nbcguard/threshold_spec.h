@@ -76,8 +76,9 @@ std::vector<SchemaKey> ThresholdSpecSchema();
 
 // Among `specs`, the one whose implementation and version range match the
 // running library. nullptr when none (the caller reports that as an error,
-// never as a pass); if several match, the first (callers pass them sorted by
-// file name).
-const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library);
+// never as a pass), and when several do: then `ambiguous` (when given) says
+// which files match, since either could hold the limits meant.
+const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library,
+                                      std::string* ambiguous = nullptr);
 
 }  // namespace nbcguard

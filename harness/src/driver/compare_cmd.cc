@@ -358,6 +358,27 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
   return rc;
 }
 
+std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& unreadable,
+                                               const std::string& results_path) {
+  // The last three directories of a results path: <case>/n<ranks>/<deployment>.
+  auto place = [](const fs::path& file) {
+    std::vector<std::string> parts;
+    fs::path dir = file.parent_path();
+    for (int i = 0; i < 3 && !dir.empty() && dir.has_filename(); ++i, dir = dir.parent_path())
+      parts.push_back(dir.filename().string());
+    return parts;
+  };
+  const std::vector<std::string> mine = place(results_path);
+  std::vector<std::string> out;
+  for (const std::string& why : unreadable) {
+    // `why` starts with the file's path: "<file>: <error>".
+    const std::size_t at = why.find("/results.json: ");
+    if (at == std::string::npos) continue;
+    if (place(why.substr(0, at + std::string("/results.json").size())) == mine) out.push_back(why);
+  }
+  return out;
+}
+
 int CheckAgainstBaseline(const json& results, const std::string& results_path,
                          const std::string& baseline_dir, std::ostream& out) {
   std::string error;
@@ -376,7 +397,19 @@ int CheckAgainstBaseline(const json& results, const std::string& results_path,
   std::error_code ec;
   for (TestResults& t : all)
     if (t.key == mine->key && !fs::equivalent(t.source, results_path, ec)) matching.push_back(std::move(t));
+  // A baseline file at this test's place (<case>/n<ranks>/<deployment>/)
+  // that cannot be read: a corrupt or truncated baseline, not a new test.
+  const std::vector<std::string> own_unreadable = UnreadableAtSamePlace(unreadable, results_path);
+  for (const std::string& why : own_unreadable) {
+    const std::size_t end = why.find("/results.json: ") + std::string("/results.json").size();
+    out << "baseline: " << why.substr(0, end) << " is unreadable: " << why.substr(end + 2) << "\n";
+  }
   if (matching.empty()) {
+    if (!own_unreadable.empty()) {
+      out << "FAIL " << name << ": no usable baseline for this test under " << baseline_dir
+          << ": its results.json is unreadable\n";
+      return kFail;
+    }
     out << "baseline: no baseline for this test (" << name << ") under " << baseline_dir << "\n";
     return kPass;
   }

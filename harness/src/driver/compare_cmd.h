@@ -40,8 +40,17 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
 
 // Nightly mode, after a test wrote `results` (its results.json at
 // results_path): compares it with the same test under baseline_dir and
-// prints the outcome. kFail on a regression; kPass otherwise, including
-// when the baseline has no such test or cannot be compared (said so).
+// prints the outcome. kFail on a regression, and when the baseline's
+// results.json at this test's place (<case>/n<ranks>/<deployment>/) is
+// unreadable and no other baseline matches (printed with its error: a
+// corrupt baseline must not pass as a missing one); kPass otherwise,
+// including when the baseline has no such test or cannot be compared (said so).
+// The entries of `unreadable` ("<file>: <error>", as LoadResultsDir lists
+// them) whose file lies at results_path's place: the same last three
+// directories (<case>/n<ranks>/<deployment>).
+std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& unreadable,
+                                               const std::string& results_path);
+
 int CheckAgainstBaseline(const nlohmann::json& results, const std::string& results_path,
                          const std::string& baseline_dir, std::ostream& out);
 

@@ -7,6 +7,7 @@
 
 #include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/units.h"
 
@@ -94,7 +95,14 @@ void ImpactRounds::WithMpi(int round) {
       s_.env, std::max(1.0, s_.left()));
   RawRun raw = ReadRaw(raw_path.string());
   if (r.exit_code != 0 || !raw.ended) {
-    out_.error = "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
+    // A log cut short by a full or read-only file system: that is the reason.
+    const std::string write_error = DirectoryWriteError(s_.dir);
+    out_.error = !write_error.empty() ? "computation with MPI idle: " + write_error
+                 : r.exit_code == 0
+                     ? "computation with MPI idle failed: its log " + raw_path.string() + " ends early"
+                     : "computation with MPI idle failed (exit " + std::to_string(r.exit_code) + ")";
+    std::error_code ec;
+    if (!write_error.empty()) fs::remove(raw_path, ec);  // a cut log is no record
     return;
   }
   for (const json* p : RecordsOfType(raw, record::kPassive)) {

@@ -1,30 +1,90 @@
 #include "launcher.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <fstream>
 #include <thread>
 
 namespace nbcguard {
 
 namespace {
-// The one piece of global state: the child group a signal handler must kill.
+// The global state signal handlers need: the child group to kill and the
+// signal that interrupted the driver (0: none).
 volatile sig_atomic_t g_child_group = 0;
+volatile sig_atomic_t g_interrupted = 0;
 
-void KillChildAndExit(int sig) {
+// First SIGTERM/SIGINT/SIGHUP: the running child group is killed, no new
+// child starts, and the driver goes on to write what it has; a second
+// signal ends the driver at once (the default action).
+void KillChildAndStop(int sig) {
   if (g_child_group > 0) kill(-g_child_group, SIGKILL);
+  g_interrupted = sig;
   signal(sig, SIG_DFL);
-  raise(sig);
+  static const char kMessage[] =
+      "nbcguard: interrupted; the MPI processes are stopped, completed points are written\n";
+  const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  (void)ignored;
+}
+
+// The supervisor between the driver and the launcher: the leader of the
+// child's process group, it starts the launcher in the group and waits for
+// it. If the driver dies without a chance to clean up (SIGKILL, a crash),
+// the supervisor sees its parent change and kills the whole group, so no
+// launcher or rank outlives the driver. Only async-signal-safe calls after
+// fork(): the driver may have other threads.
+[[noreturn]] void Supervise(pid_t driver, char* const* args) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, SIG_IGN);  // the group's TERM is for the launcher
+  const pid_t supervisor = getpid();
+  const pid_t launcher = fork();
+  if (launcher < 0) _exit(127);
+  if (launcher == 0) {
+    for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, SIG_DFL);
+    // Should the supervisor itself be killed, the launcher goes with it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != supervisor) _exit(127);
+    execvp(args[0], args);
+    static const char kMessage[] = "nbcguard: cannot start the launcher\n";
+    const ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    (void)ignored;
+    _exit(127);
+  }
+  for (;;) {
+    int status = 0;
+    const pid_t w = waitpid(launcher, &status, WNOHANG);
+    if (w == launcher) {
+      if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+      _exit(128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0));
+    }
+    if (w < 0 || getppid() != driver) kill(0, SIGKILL);  // the driver is gone: the group goes too
+    const timespec pause = {0, 50000000L};               // 50 ms
+    nanosleep(&pause, nullptr);
+  }
 }
 }  // namespace
 
 void ForwardTerminationToChildren() {
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, KillChildAndExit);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, KillChildAndStop);
+}
+
+int InterruptSignal() { return g_interrupted; }
+
+void EndIfInterrupted() {
+  const int sig = g_interrupted;
+  if (sig == 0) return;
+  std::fflush(stdout);
+  std::fprintf(stderr, "nbcguard: stopped by signal %d (%s)\n", sig, strsignal(sig));
+  std::fflush(stderr);
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 bool LoadConfig(const std::string& path, Config* c, std::string* error) {
@@ -113,19 +173,27 @@ std::string ShellQuote(const std::vector<std::string>& argv) {
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                          double timeout) {
   ProcessResult result;
+  if (g_interrupted != 0) {  // nothing new starts once the driver was told to stop
+    result.interrupted = true;
+    result.exit_code = 128 + g_interrupted;
+    return result;
+  }
   const auto start = std::chrono::steady_clock::now();
+  // Everything the child needs, prepared before fork().
+  std::vector<std::string> environment;
+  environment.reserve(env.size());
+  for (const auto& [k, v] : env) environment.push_back(k + "=" + v);
+  std::vector<char*> args;
+  args.reserve(argv.size() + 1);
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t driver = getpid();
   const pid_t pid = fork();
   if (pid < 0) return result;
   if (pid == 0) {
     setpgid(0, 0);
-    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    std::perror(("nbcguard: cannot start " + argv[0]).c_str());
-    _exit(127);
+    for (std::string& kv : environment) putenv(kv.data());
+    Supervise(driver, args.data());
   }
   setpgid(pid, pid);
   g_child_group = pid;
@@ -152,6 +220,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<st
   kill(-pid, SIGKILL);
   g_child_group = 0;
   result.seconds = elapsed();
+  result.interrupted = g_interrupted != 0;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
   return result;

@@ -52,18 +52,30 @@ std::string DescribeLaunch(const Config& c, const std::vector<std::string>& cmd)
 struct ProcessResult {
   int exit_code = -1;  // exit status; 128+signal when killed by a signal
   bool timed_out = false;
+  bool interrupted = false;  // the driver was told to stop (SIGTERM/SIGINT/SIGHUP) meanwhile
   double seconds = 0;
 };
 
 // Runs argv in its own process group with extra environment variables; on
-// timeout kills the whole group (TERM, then KILL after 5 s).
+// timeout kills the whole group (TERM, then KILL after 5 s). The group's
+// leader is a small supervisor that kills the group when the driver dies,
+// however it dies. Once the driver was interrupted it starts nothing: the
+// result is `interrupted` at once.
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                          double timeout_seconds);
 
 std::string ShellQuote(const std::vector<std::string>& argv);
 
 // On SIGTERM/SIGINT/SIGHUP (CTest's timeout, Ctrl-C) kill the process group
-// of the running child first, so no MPI process outlives the driver.
+// of the running child, so no MPI process outlives the driver, and let the
+// driver finish writing what completed; a second signal ends it at once.
 void ForwardTerminationToChildren();
+
+// The signal that interrupted the driver; 0 when none did.
+int InterruptSignal();
+
+// When the driver was interrupted: a last line naming the signal, then the
+// signal's default action (so the parent sees how the driver ended).
+void EndIfInterrupted();
 
 }  // namespace nbcguard

@@ -10,7 +10,9 @@
 // This file is the command line only; each command is in its own file.
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -24,6 +26,7 @@
 #include "history_cmd.h"
 #include "launcher.h"
 #include "list_cmd.h"
+#include "nbcguard/case_spec.h"
 #include "nbcguard/clock_tree.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/reference.h"
@@ -82,13 +85,29 @@ std::vector<std::string> ReferenceChoices() {
   return v;
 }
 
+// --timeout: seconds in the range a case file's timeout has (never nan or inf).
+CLI::Validator TimeoutSeconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double x = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(x) || !(x > kTimeoutReserve) ||
+            x > kMaxTimeout)
+          return "expected seconds, more than " + std::to_string(static_cast<int>(kTimeoutReserve)) +
+                 " (kept for the report) and at most " + std::to_string(static_cast<long>(kMaxTimeout)) +
+                 "; got " + text;
+        return std::string();
+      },
+      "SECONDS");
+}
+
 // The options of `run` that change what is measured.
 void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
   run->add_option("--nodes", ro->nodes, "process counts (default: the case's)")->check(CLI::Range(2, 4096));
   run->add_option("--deployment", ro->deployments, "deployments (default: the case's)")
       ->check(CLI::IsMember(DeploymentNames()));
   run->add_option("--timeout", ro->timeout, "seconds for each test (default: the case's timeout)")
-      ->check(CLI::PositiveNumber);
+      ->check(TimeoutSeconds());
   run->add_option("--inject-fault", ro->fault,
                   "make rank 1 exit or hang at the second grid point (tests the "
                   "failure handling); corrupt (kind: partitioned): flip one received "
@@ -423,7 +442,7 @@ Command AddHistory(CLI::App& app) {
 int Main(int argc, char** argv) {
   CLI::App app{
       "nbcguard: computation/communication overlap of MPI nonblocking collectives (BenchNBC method)"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);  // none is reported below, after an unknown one is
   std::string config_path = DefaultConfigPath();
   app.add_option("--config", config_path, "nbcguard-config.json written by CMake in the build directory");
   std::vector<Command> commands = {AddList(app, &config_path),         AddCheck(app),
@@ -439,8 +458,20 @@ int Main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return (*compare.sub || *history.sub) && rc != 0 ? kUsage : rc;  // compare, history: usage errors exit 2
+    // A bad command line exits 2 (kUsage); --help and --version exit 0.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && app.get_subcommands().empty()) {
+      std::string unknown;
+      for (const std::string& arg : app.remaining()) unknown += (unknown.empty() ? "" : " ") + arg;
+      std::cerr << "nbcguard: unknown command or argument: " << unknown << "; the commands are:";
+      for (const Command& c : commands) std::cerr << " " << c.sub->get_name();
+      std::cerr << "\nRun with --help for more information.\n";
+      return kUsage;
+    }
+    return app.exit(e) != 0 ? kUsage : 0;
+  }
+  if (app.get_subcommands().empty()) {
+    std::cerr << "nbcguard: a command is required\nRun with --help for more information.\n";
+    return kUsage;
   }
   for (const Command& c : commands) {
     if (!*c.sub) continue;
@@ -453,7 +484,9 @@ int Main(int argc, char** argv) {
         return kUsage;
       }
     }
-    return c.run(cfg);
+    const int rc = c.run(cfg);
+    EndIfInterrupted();
+    return rc;
   }
   return kUsage;
 }

@@ -268,6 +268,13 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   } else {
     JobOutcome second =
         MeasureJob(t.cfg, again, t.specs, t.ro, t.dir / "confirm", "confirmation.json", t.started, false);
+    if (InterruptSignal() != 0) {  // the second job was cut short: the first job's verdict stands
+      confirmation["error"] = "the run was interrupted during the second job";
+      first->results["confirmation"] = confirmation;
+      if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
+        std::cout << "error: " << e << "\n";
+      return first->rc;
+    }
     const auto* second_kind = dynamic_cast<const OverlapJob*>(second.kind.get());
     const std::optional<BetweenRunNoise> noise = NoiseFor(t.cfg, t.test, t.ro);
     final_verdict =
@@ -291,8 +298,11 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
                                                  static_cast<double>(final_verdict.unconfirmed.size()))});
   first->results["verdict"] = VerdictJson(final_verdict, first->threshold_file);
   first->results["confirmation"] = confirmation;
-  if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
-    std::cout << "error: " << e << "\n";
+  if (const std::string e = WriteResults(first->results_path, first->results); !e.empty()) {
+    std::cout << "error: " << e << "\n"
+              << "FAIL " << t.test.Id() << ": " << e << "\n";
+    return kUsage;
+  }
   return VerdictCode(final_verdict);
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "nbcguard/results_io.h"
+
 namespace nbcguard {
 
 namespace fs = std::filesystem;
@@ -23,6 +25,10 @@ std::vector<fs::path> FindResultsFiles(const std::vector<std::string>& paths,
          it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (ec) break;
       if (it->path().filename() == "results.json" && it->is_regular_file(ec)) files.push_back(it->path());
+      // A run that did not finish may have left no results.json: its
+      // marker stands for it, so that every reader lists it.
+      if (it->path().filename() == kUnfinishedRunFile)
+        files.push_back(it->path().parent_path() / "results.json");
     }
   }
   std::sort(files.begin(), files.end());

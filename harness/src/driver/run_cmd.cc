@@ -49,7 +49,10 @@ int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& r
     }
   }
   int worst = kSkip;
-  for (const TestInstance& t : tests) worst = Worse(worst, RunTest(cfg_run, t, specs, ro));
+  for (const TestInstance& t : tests) {
+    if (InterruptSignal() != 0) break;  // the driver was told to stop: no further test starts
+    worst = Worse(worst, RunTest(cfg_run, t, specs, ro));
+  }
   return worst;
 }
 
@@ -71,7 +74,10 @@ int RunCommand(const Config& cfg, const std::vector<std::string>& case_files, co
                  "nights or more\n";
   }
   int worst = kSkip;
-  for (const std::string& f : case_files) worst = Worse(worst, RunCase(cfg, f, ro));
+  for (const std::string& f : case_files) {
+    if (InterruptSignal() != 0) break;
+    worst = Worse(worst, RunCase(cfg, f, ro));
+  }
   return worst;
 }
 

@@ -1,9 +1,14 @@
 #include "run_job.h"
 
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "history_store.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/results_io.h"
@@ -53,7 +58,16 @@ bool SetUpReference(const TestInstance& test, const fs::path& reference_log, Con
 }
 
 // Why the harness's records may be incomplete (empty: it ran through).
+// Why the job stopped early because the driver was told to stop ("" when
+// it was not).
+std::string InterruptedError() {
+  if (InterruptSignal() == 0) return "";
+  return std::string("the run was interrupted (") + strsignal(InterruptSignal()) +
+         ") and stopped early; completed points are kept";
+}
+
 std::string HarnessError(const ProcessResult& hr, const TestInstance& test, const JobKind& kind) {
+  if (hr.interrupted) return InterruptedError();
   if (hr.timed_out)
     return "harness did not finish within the case timeout (" + FormatDuration(test.spec.timeout) +
            "): a hung " + kind.HungOn() + " or rank; completed points are kept";
@@ -129,13 +143,21 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
     return out;
   }
   s.left = [&] {
-    // Keep 10 s of the case's timeout for reducing and reporting.
-    return test.spec.timeout - 10 -
+    // Keep kTimeoutReserve (10 s) of the case's timeout for reducing and reporting.
+    return test.spec.timeout - kTimeoutReserve -
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };
-  fs::create_directories(dir);
-  fs::remove(s.raw_path);
-  fs::remove(reference_log);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    // A read-only or full file system, or --out under a file: nothing can
+    // be measured into it (exit 2, like an unreadable configuration).
+    std::cout << "error: cannot create the output directory " << dir.string() << ": " << ec.message() << "\n";
+    out.rc = kUsage;
+    return out;
+  }
+  fs::remove(s.raw_path, ec);
+  fs::remove(reference_log, ec);
 
   const WatchShape shape = kind.Shape(s);
   Watchdog watchdog(test.Id(), shape.comp_targets, shape.comm_targets, shape.points, s.left);
@@ -146,8 +168,9 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
     out.rc = kSkip;
     return out;
   }
-  const std::string harness_error = HarnessError(hr, test, kind);
+  std::string harness_error = HarnessError(hr, test, kind);
   const std::string more_error = kind.MoreJobs(s, harness_error.empty(), &raw, &watchdog);
+  if (harness_error.empty()) harness_error = InterruptedError();  // during the jobs after the harness
   watchdog.Stop();
   kind.Reduce(raw);
 
@@ -164,15 +187,25 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
   out.results = kind.Results(raw, out.verdict);
   if (!harness_error.empty()) out.results["harness_error"] = harness_error;
   kind.Complete(s, hr, &out.results, std::cout);
-  out.results_path = dir / results_name;
-  if (const std::string e = WriteResults(out.results_path, out.results); !e.empty())
-    std::cout << "error: " << e << "\n";
-  std::cout << "results: " << out.results_path.string() << "\n";
-  if (kind.DrawsPictures()) DrawPictures(out.results, dir, measurements);
+  const fs::path results_path = dir / results_name;
+  std::string write_error = WriteResults(results_path, out.results);
+  if (write_error.empty()) {
+    out.results_path = results_path;
+    std::cout << "results: " << out.results_path.string() << "\n";
+    if (kind.DrawsPictures()) DrawPictures(out.results, dir, measurements);
+  } else {
+    std::cout << "error: " << write_error << "\n";
+  }
+  // A job that failed, or whose log ended early, on a file system that
+  // takes no more data (full, read-only) failed for that reason: the
+  // harness's own failure is its consequence.
+  if (write_error.empty() && (!harness_error.empty() || !more_error.empty() || !raw.ended))
+    write_error = DirectoryWriteError(dir);
 
   const std::string conformance = kind.ConformanceError();
   out.rc = JobFailure(test.Id(),
                       {{conformance.empty() ? "" : "conformance failure: " + conformance, kConformance},
+                       {write_error, kUsage},
                        {harness_error, kHarnessFailed},
                        {found.spec ? "" : NoThresholdsMessage(cfg.thresholds_dir, found), kUsage},
                        {more_error, kHarnessFailed}},
@@ -188,10 +221,25 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
                     ro,
                     fs::path(ro.out.empty() ? cfg.results_dir : ro.out) / test.ResultsSubdir(),
                     std::chrono::steady_clock::now()};
-  fs::remove_all(t.dir / "confirm");  // a second job's results from an earlier run
+  // Until this run's results are complete, no reader takes what the
+  // directory holds for them: the previous results.json is moved aside.
+  if (const std::string e =
+          MarkRunStarted(t.dir, {{"started", UtcIso(std::time(nullptr))}, {"pid", getpid()}});
+      !e.empty()) {
+    std::cout << "error: " << e << "\n";
+    return kUsage;
+  }
+  std::error_code ec;
+  fs::remove_all(t.dir / "confirm", ec);  // a second job's results from an earlier run
   JobOutcome first = MeasureJob(cfg, test, specs, ro, t.dir, "results.json", t.started, ro.ctest);
-  if (first.results_path.empty()) return first.rc;  // skipped, or could not start
-  const int rc = first.kind->FinishTest(t, &first);
+  if (first.results_path.empty()) {                 // skipped, could not start, or results not written
+    if (first.rc == kSkip) MarkRunFinished(t.dir);  // nothing was replaced
+    return first.rc;
+  }
+  // An interrupted first job wrote what it completed and says so
+  // (harness_error); nothing more is measured.
+  const int rc = InterruptSignal() != 0 ? first.rc : first.kind->FinishTest(t, &first);
+  MarkRunFinished(t.dir);
   // One line CTest can tell apart (SKIP_REGULAR_EXPRESSION in
   // NbcguardDiscoverAddTests.cmake): reported as not run, never as passed.
   if (rc == kInconclusive)

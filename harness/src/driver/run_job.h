@@ -132,7 +132,7 @@ struct JobOutcome {
   int rc = 0;  // kPass / kFail from the thresholds, else the job's error code
   Verdict verdict;
   nlohmann::json results;
-  std::filesystem::path results_path;
+  std::filesystem::path results_path;  // empty when not written (skipped, failed to start, write error)
   std::string threshold_file;
   const ThresholdSpec* spec = nullptr;  // the library's thresholds (in `specs`), when found
   std::unique_ptr<JobKind> kind;        // its reduction

@@ -12,6 +12,7 @@
 #include "nbcguard/driver_common.h"
 #include "nbcguard/openmetrics.h"
 #include "nbcguard/plot_model.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
 #include "results_files.h"
 
@@ -40,7 +41,8 @@ Entry Load(const fs::path& file) {
   report::ReadCaseFile(file, &e.results, &e.view, &e.error);
   if (!e.error.empty()) {
     e.view.name = file.parent_path().string();
-    e.view.status = "UNREADABLE";
+    std::error_code ec;
+    e.view.status = fs::exists(file.parent_path() / kUnfinishedRunFile, ec) ? "UNFINISHED" : "UNREADABLE";
     e.view.failures = {e.error};
     e.view.headline = e.error;
   }
@@ -724,9 +726,13 @@ int SummaryCommand(const std::string& dir, const std::string& format, const std:
   if (format == "markdown") {
     Markdown(text, entries, dir);
   } else if (format == "openmetrics") {
+    // OpenMetrics has no place for a row that is not a metric: an
+    // unreadable file is listed on standard error instead.
     std::vector<json> docs;
-    for (const Entry& e : entries)
+    for (const Entry& e : entries) {
       if (e.error.empty()) docs.push_back(e.results);
+      else std::cerr << "nbcguard summary: unreadable, left out of the exposition: " << e.error << "\n";
+    }
     WriteOpenMetrics(text, docs);
   } else if (format == "html") {
     std::error_code ec;

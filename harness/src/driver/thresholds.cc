@@ -25,11 +25,12 @@ LibraryThresholds ThresholdsFor(const RawRun& raw, const std::vector<ThresholdSp
   const std::string version = raw.context.value("library_version", "");
   t.version_line = FirstLine(version);
   t.lib = IdentifyLibrary(version);
-  t.spec = SelectThresholds(specs, t.lib);
+  t.spec = SelectThresholds(specs, t.lib, &t.ambiguous);
   return t;
 }
 
 std::string NoThresholdsMessage(const std::string& thresholds_dir, const LibraryThresholds& t) {
+  if (!t.ambiguous.empty()) return t.ambiguous;
   const LibraryId& lib = t.lib;
   return "no threshold file in " + thresholds_dir + " matches the running library (" +
          (lib.implementation.empty() ? "unknown" : lib.implementation) + " " + lib.version +

@@ -21,11 +21,13 @@ struct LibraryThresholds {
   std::string version_line;  // first line of MPI_Get_library_version
   LibraryId lib;
   const ThresholdSpec* spec = nullptr;
+  std::string ambiguous;  // why spec is null when several files match
 };
 
 LibraryThresholds ThresholdsFor(const RawRun& raw, const std::vector<ThresholdSpec>& specs);
 
-// Why a test without a threshold file fails, and how to add one.
+// Why a test without a threshold file fails: none matches (and how to add
+// one), or several do.
 std::string NoThresholdsMessage(const std::string& thresholds_dir, const LibraryThresholds& t);
 
 }  // namespace nbcguard

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "nbcguard/driver_common.h"
 
@@ -100,14 +102,41 @@ std::vector<TestInstance> Instances(const CaseSpec& c, const std::vector<int>& n
 
 // ------------------------------------------------------------- listing --
 
+namespace {
+
+// "<impl>.case-file.<stem>", or with the whole file name when another file
+// of that stem (bad.yaml, bad.yml) has the name already.
+std::string CaseFileTestName(const std::string& implementation, const std::string& file,
+                             std::set<std::string>& taken) {
+  const std::string prefix = implementation + ".case-file.";
+  std::string name = prefix + fs::path(file).stem().string();
+  if (taken.count(name)) name = prefix + fs::path(file).filename().string();
+  for (int i = 2; taken.count(name); ++i)
+    name = prefix + fs::path(file).filename().string() + "-" + std::to_string(i);
+  taken.insert(name);
+  return name;
+}
+
+}  // namespace
+
 std::vector<ListedTest> ListTests(const std::vector<std::string>& case_files, const ListSettings& s) {
   std::vector<ListedTest> out;
+  std::set<std::string> case_file_names;
+  std::map<std::string, std::string> case_names;  // name -> the first file that has it
   for (const std::string& f : case_files) {
     Parsed<CaseSpec> p = LoadCaseSpec(f);
-    if (!p.ok()) {
+    // A second case of one name would give its tests the names of the
+    // first's: it becomes a failing check of both files instead.
+    const std::string* first_file = nullptr;
+    if (p.ok()) {
+      const auto [first, inserted] = case_names.emplace(p.value->name, f);
+      if (!inserted) first_file = &first->second;
+    }
+    if (!p.ok() || first_file) {
       ListedTest t;
-      t.name = s.implementation + ".case-file." + fs::path(f).stem().string();
+      t.name = CaseFileTestName(s.implementation, f, case_file_names);
       t.args = {"check", f};
+      if (first_file) t.args = {"check", *first_file, f};
       t.labels = {"cases", "invalid-case"};
       t.timeout = static_cast<long>(std::ceil(CaseSpec().timeout));
       t.case_file = f;

@@ -368,6 +368,20 @@ CalibrationResult Search::Run() {
   if (out == Outcome::kContinue) {
     const Size start = std::clamp(std::max(o_.start_size, o_.min_size), o_.min_size, o_.max_size);
     out = Evaluate(start);
+    const Size fallback = std::clamp(std::max(o_.fallback_start_size, o_.min_size), o_.min_size, o_.max_size);
+    const double t = result_.steps.back().time;
+    const double f = o_.start_trust_factor;
+    if (out == Outcome::kContinue && f > 0 && fallback != start && (t > f * target_ || t * f < target_)) {
+      // A start far off its target: no evidence for where to search (a
+      // corrupt or foreign cache entry), and its neighbourhood may be slow
+      // to measure. Forgotten, and the search starts where it would without it.
+      result_.dropped_start = result_.steps.back();
+      result_.steps.clear();
+      seen_.clear();
+      lo_.reset();
+      hi_.reset();
+      out = Evaluate(fallback);
+    }
   }
   while (out == Outcome::kContinue) out = lo_ && hi_ ? Narrow() : lo_ ? Grow() : Shrink();
   result_.converged = out == Outcome::kConverged;

@@ -1,15 +1,16 @@
 #include "nbcguard/calibration_cache.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
+
+#include "nbcguard/results_io.h"
 
 namespace nbcguard {
 
@@ -18,6 +19,8 @@ namespace {
 using json = nlohmann::json;
 
 constexpr int kFormat = 1;
+// No search produces more (2^53: every integer up to it is a double).
+constexpr double kMaxCachedSize = 9007199254740992.0;
 
 json KeyJson(const CalibrationCacheKey& k) {
   return {{"library", k.library},       {"ranks", k.ranks},           {"hosts", k.hosts},
@@ -31,9 +34,13 @@ json EntriesJson(const std::map<double, std::uint64_t>& m) {
   return out;
 }
 
-// Reads [{"target": seconds > 0, "size": integer >= 1}, ...].
+// Reads [{"target": seconds > 0, "size": integer >= 1}, ...]. An entry that
+// is not one (a size of 0, a negative, fractional or non-finite number,
+// text) is left out and described in *dropped; a `name` that is not a list
+// makes the file unreadable.
 bool ReadEntries(const json& j, const char* name, const std::string& file,
-                 std::map<double, std::uint64_t>* out, std::string* error) {
+                 std::map<double, std::uint64_t>* out, std::vector<std::string>* dropped,
+                 std::string* error) {
   if (!j.contains(name)) return true;
   const json& list = j[name];
   if (!list.is_array()) {
@@ -41,14 +48,18 @@ bool ReadEntries(const json& j, const char* name, const std::string& file,
     return false;
   }
   for (const json& e : list) {
-    if (!e.is_object() || !e.contains("target") || !e.contains("size") || !e["target"].is_number() ||
-        !e["size"].is_number_unsigned() || !(e["target"].get<double>() > 0) ||
-        e["size"].get<std::uint64_t>() < 1) {
-      *error = file + ": an entry of '" + name +
-               "' is not {\"target\": seconds > 0, \"size\": integer >= 1}: " + e.dump();
-      return false;
+    const bool numbers = e.is_object() && e.contains("target") && e.contains("size") &&
+                         e["target"].is_number() && e["size"].is_number();
+    const double target = numbers ? e["target"].get<double>() : NAN;
+    const double size = numbers ? e["size"].get<double>() : NAN;
+    if (!std::isfinite(target) || !(target > 0) || !std::isfinite(size) || !(size >= 1) ||
+        size != std::floor(size) || size > kMaxCachedSize) {
+      dropped->push_back(std::string("dropped ") + (std::string(name) == "comm" ? "comm" : "comp") +
+                         " entry " + e.dump() + ": not {\"target\": seconds > 0, \"size\": integer >= 1}");
+      continue;
     }
-    (*out)[e["target"].get<double>()] = e["size"].get<std::uint64_t>();
+    (*out)[target] =
+        e["size"].is_number_unsigned() ? e["size"].get<std::uint64_t>() : static_cast<std::uint64_t>(size);
   }
   return true;
 }
@@ -88,7 +99,10 @@ std::string SerializeCalibrationCache(const CalibrationCacheKey& key,
 
 std::optional<CalibrationCacheEntries> ParseCalibrationCache(const std::string& text, const std::string& file,
                                                              const CalibrationCacheKey& key,
-                                                             std::string* error) {
+                                                             std::string* error,
+                                                             std::vector<std::string>* dropped) {
+  std::vector<std::string> ignored;
+  if (!dropped) dropped = &ignored;
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     *error = file + ": not a JSON object (a calibration cache file is written by nbcguard-harness)";
@@ -104,15 +118,15 @@ std::optional<CalibrationCacheEntries> ParseCalibrationCache(const std::string& 
   }
   CalibrationCacheEntries entries;
   if (j["key"] != KeyJson(key)) return entries;  // another configuration (hash collision): not ours
-  if (!ReadEntries(j, "comm", file, &entries.comm, error) ||
-      !ReadEntries(j, "comp", file, &entries.comp, error)) {
+  if (!ReadEntries(j, "comm", file, &entries.comm, dropped, error) ||
+      !ReadEntries(j, "comp", file, &entries.comp, dropped, error)) {
     return std::nullopt;
   }
   return entries;
 }
 
 CalibrationCacheEntries LoadCalibrationCache(const std::string& dir, const CalibrationCacheKey& key,
-                                             std::string* error) {
+                                             std::string* error, std::vector<std::string>* dropped) {
   error->clear();
   const std::string path = dir + "/" + key.FileName();
   std::error_code ec;
@@ -124,7 +138,8 @@ CalibrationCacheEntries LoadCalibrationCache(const std::string& dir, const Calib
   }
   std::stringstream text;
   text << in.rdbuf();
-  std::optional<CalibrationCacheEntries> parsed = ParseCalibrationCache(text.str(), path, key, error);
+  std::optional<CalibrationCacheEntries> parsed =
+      ParseCalibrationCache(text.str(), path, key, error, dropped);
   return parsed ? *parsed : CalibrationCacheEntries{};
 }
 
@@ -137,23 +152,20 @@ bool StoreCalibrationCache(const std::string& dir, const CalibrationCacheKey& ke
     return false;
   }
   const std::string path = dir + "/" + key.FileName();
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::out | std::ios::trunc);
-    out << SerializeCalibrationCache(key, entries);
-    if (!out.flush()) {
-      *error = "cannot write " + tmp;
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    *error = "cannot replace " + path + ": " + ec.message();
-    std::filesystem::remove(tmp, ec);
-    return false;
-  }
-  return true;
+  // The writer of results.json: a temporary file, synced, then renamed.
+  *error = WriteFileAtomically(path, SerializeCalibrationCache(key, entries));
+  return error->empty();
+}
+
+std::string CachedSizeProblem(std::uint64_t size, std::uint64_t min_size, std::uint64_t max_size) {
+  if (size >= min_size && size <= max_size) return "";
+  return "outside the search's range [" + std::to_string(min_size) + ", " + std::to_string(max_size) + "]";
+}
+
+std::string DroppedSizeNote(const char* axis, std::uint64_t size, const std::string& target,
+                            const std::string& why) {
+  return std::string("dropped ") + axis + " size " + std::to_string(size) + " for " + target + ": " + why +
+         "; searching from the default";
 }
 
 }  // namespace nbcguard

@@ -17,9 +17,12 @@ class RawWriter {
   // A record of `type` with `fields` (objects keep their keys sorted, so the
   // line is the same whichever way the fields were put together).
   void Write(std::string_view type, nlohmann::json fields);
+  // A record that cannot be written (a full or read-only file system) ends
+  // the job: "cannot write <path>: <reason>" on standard error, MPI_Abort.
   void Write(const nlohmann::json& record);
 
  private:
+  std::string path_;
   std::ofstream file_;
 };
 

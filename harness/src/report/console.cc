@@ -38,9 +38,18 @@ std::string CalibrationLine(const nlohmann::json& cal) {
   if (!cal.contains("cache")) return line + "off";
   const nlohmann::json& c = cal["cache"];
   line += std::to_string(use["hit"]) + " hit, " + std::to_string(use["stale"]) + " stale, " +
-          std::to_string(use["miss"]) + " miss (" + c.value("dir", "") + "/" + c.value("file", "") + ")";
+          std::to_string(use["miss"]) + " miss";
+  if (use["dropped"] > 0) line += ", " + std::to_string(use["dropped"]) + " dropped";
+  line += " (" + c.value("dir", "") + "/" + c.value("file", "") + ")";
   if (!c.value("error", "").empty()) line += "; unreadable, rewritten: " + c.value("error", "");
   if (c.contains("store_error")) line += "; not updated: " + c["store_error"].get<std::string>();
+  // Entries not used, each on a line of its own: malformed ones, then
+  // sizes that could not start a search or measured far off their target.
+  for (const nlohmann::json& d : c.value("dropped", nlohmann::json::array()))
+    if (d.is_string()) line += "\ncalibration cache: " + d.get<std::string>();
+  for (const char* axis : {"comp", "comm"})
+    for (const nlohmann::json& rec : cal.value(axis, nlohmann::json::array()))
+      if (!rec.value("cache_note", "").empty()) line += "\ncalibration cache: " + rec.value("cache_note", "");
   return line;
 }
 

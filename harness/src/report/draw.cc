@@ -136,6 +136,8 @@ bool WritePng(const Figure& f, const fs::path& path, std::string* error) {
     }
   }
   cairo_surface_destroy(s);
+  std::error_code ec;
+  if (!ok) fs::remove(path, ec);  // a cut or empty picture is no picture
   return ok;
 }
 
@@ -152,6 +154,8 @@ bool WriteSvg(const Figure& f, const fs::path& path, std::string* error) {
   cairo_surface_finish(s);  // writes the file; errors show up only now
   const bool ok = Check(s, path, error);
   cairo_surface_destroy(s);
+  std::error_code ec;
+  if (!ok) fs::remove(path, ec);  // a cut or empty picture is no picture
   return ok;
 }
 

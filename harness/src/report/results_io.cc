@@ -191,7 +191,49 @@ ResultsRead ParseResults(const std::string& text, const std::string& source) {
   return out;
 }
 
+namespace {
+// Why the results in `dir` are not current: "" when no run was left unfinished.
+std::string UnfinishedRun(const fs::path& path) {
+  if (path.filename() != "results.json") return "";  // results.previous.json, confirmation.json: as they are
+  const fs::path marker = path.parent_path() / kUnfinishedRunFile;
+  std::error_code ec;
+  if (!fs::exists(marker, ec)) return "";
+  std::string started = "?", pid = "?";
+  try {
+    std::ifstream in(marker);
+    const json m = json::parse(in);
+    started = m.value("started", started);
+    if (m.contains("pid")) pid = m["pid"].dump();
+  } catch (const std::exception&) {  // a marker half written when the machine stopped
+  }
+  const bool previous = fs::exists(path.parent_path() / kPreviousResultsFile, ec);
+  return path.string() + ": the run started " + started + " (driver pid " + pid +
+         ") did not finish: it was killed or interrupted (" + marker.filename().string() +
+         " is left); its raw log is kept" +
+         (previous ? std::string(", the results before it are in ") + kPreviousResultsFile : std::string()) +
+         "; run the test again";
+}
+}  // namespace
+
+std::string MarkRunStarted(const fs::path& dir, const json& what) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create the output directory " + dir.string() + ": " + ec.message();
+  const fs::path results = dir / "results.json";
+  if (!fs::exists(dir / kUnfinishedRunFile, ec) && fs::exists(results, ec)) {
+    fs::rename(results, dir / kPreviousResultsFile, ec);
+    if (ec) return "cannot move " + results.string() + " aside: " + ec.message();
+  }
+  return WriteResults(dir / kUnfinishedRunFile, what);
+}
+
+void MarkRunFinished(const fs::path& dir) {
+  std::error_code ec;
+  fs::remove(dir / kUnfinishedRunFile, ec);
+}
+
 ResultsRead ReadResults(const fs::path& path) {
+  if (std::string unfinished = UnfinishedRun(path); !unfinished.empty()) return {std::nullopt, unfinished};
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) return {std::nullopt, path.string() + ": cannot be opened: " + Errno()};
@@ -206,16 +248,8 @@ ResultsRead ReadResults(const fs::path& path) {
   }
 }
 
-std::string WriteResults(const fs::path& path, const json& results) {
+std::string WriteFileAtomically(const fs::path& path, const std::string& text) {
   const std::string fail = "cannot write " + path.string() + ": ";
-  std::string text;
-  try {
-    // Replace, not throw, on a string that is not UTF-8 (a library's version
-    // line may carry anything).
-    text = results.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
-  } catch (const std::exception& e) {
-    return fail + e.what();
-  }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::string tmp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
   const int fd = mkstemp(tmp.data());
@@ -247,6 +281,30 @@ std::string WriteResults(const fs::path& path, const json& results) {
     return fail + why;
   }
   return "";
+}
+
+std::string WriteResults(const fs::path& path, const json& results) {
+  std::string text;
+  try {
+    // Replace, not throw, on a string that is not UTF-8 (a library's version
+    // line may carry anything).
+    text = results.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  } catch (const std::exception& e) {
+    return "cannot write " + path.string() + ": " + e.what();
+  }
+  return WriteFileAtomically(path, text);
+}
+
+std::string DirectoryWriteError(const fs::path& dir) {
+  // A page of data: on a full file system even one byte needs a new block.
+  const fs::path probe = dir / ".nbcguard-write-check";
+  const std::string error = WriteFileAtomically(probe, std::string(4096, '\n'));
+  std::error_code ec;
+  fs::remove(probe, ec);
+  if (error.empty()) return "";
+  // "cannot write <dir>: <reason>", whatever step failed.
+  const std::size_t colon = error.rfind(": ");
+  return "cannot write " + dir.string() + ": " + error.substr(colon + 2);
 }
 
 }  // namespace nbcguard

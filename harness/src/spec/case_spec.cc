@@ -183,7 +183,7 @@ const std::vector<Field<CaseSpec>>& ReferenceFields() {
       {"bandwidth", "a positive rate with a unit B/s, kB/s, MB/s or GB/s, e.g. 50MB/s", Need::kOptional,
        "50MB/s", "modelled bandwidth (well below the real one, so the real transfer adds little)",
        ParseBandwidth},
-      {"late_rank", "a rank >= 0, or -1 for the last rank", Need::kOptional, "-1",
+      {"late_rank", "a rank >= 0 below the smallest of nodes, or -1 for the last rank", Need::kOptional, "-1",
        "late-rank, late-exit: the rank that enters (leaves) the collective late",
        [](const Value& v, CaseSpec& c) {
          std::optional<long long> r = yaml_schema::ScalarInt(v.node);
@@ -473,6 +473,7 @@ void ParseName(const Value& v, CaseSpec& c) {
   std::optional<std::string> name = yaml_schema::ReadIdentifier(v.node);
   if (name) {
     c.name = *name;
+    c.name_at = yaml_schema::Where(v.errors.file(), v.node.Mark());
   } else {
     v.Expected();
   }
@@ -577,7 +578,26 @@ void ParseLabels(const Value& v, CaseSpec& c) {
 }
 
 void ParseTimeout(const Value& v, CaseSpec& c) {
-  if (auto t = yaml_schema::ReadDuration(v, v.node)) c.timeout = *t;
+  std::optional<double> t = yaml_schema::ReadDuration(v, v.node);
+  if (!t) return;
+  if (!(*t > kTimeoutReserve) || *t > kMaxTimeout) {
+    v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node));
+    return;
+  }
+  c.timeout = *t;
+}
+
+// The late rank must be one of the ranks of every test of the case.
+void CheckLateRank(const YAML::Node& doc, const CaseSpec& c, yaml_schema::Errors& errors) {
+  if (c.reference.late_rank < 0 || c.nodes.empty() || !doc.IsMap()) return;
+  const int ranks = *std::min_element(c.nodes.begin(), c.nodes.end());
+  if (c.reference.late_rank < ranks) return;
+  const YAML::Node reference = doc["reference"];
+  const YAML::Node at = reference.IsMap() ? reference["late_rank"] : reference;
+  errors.Add(at.IsDefined() ? at : doc, "reference.late_rank: rank " + std::to_string(c.reference.late_rank) +
+                                            " does not exist with nodes: " + std::to_string(ranks) +
+                                            "; expected a rank from 0 to " + std::to_string(ranks - 1) +
+                                            ", or -1 for the last rank");
 }
 
 // Every top-level key, in the order the docs list them, with the kind of
@@ -624,8 +644,9 @@ const std::vector<CaseField>& AllCaseFields() {
       {{"labels", "a list of labels of lowercase letters, digits, '_' and '-', e.g. [quick]", Need::kOptional,
         "[]", "extra CTest labels (quick, nightly, ...)", ParseLabels},
        kBoth},
-      {{"timeout", "a positive duration with a unit, e.g. 600s", Need::kOptional, "600s",
-        "time limit of one test (case x nodes x deployment)", ParseTimeout},
+      {{"timeout",
+        "a duration with a unit, more than 10s (kept for the report) and at most 7 days (604800s), e.g. 600s",
+        Need::kOptional, "600s", "time limit of one test (case x nodes x deployment)", ParseTimeout},
        kBoth},
       {{"reference",
         "a mapping with key behaviour (one of " + yaml_schema::Join(ReferenceBehaviourNames()) +
@@ -722,6 +743,7 @@ Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& 
       if (kind) spec.kind = *kind;
       yaml_schema::ParseFields(*doc, "", CaseFields(kind), errors, spec,
                                kind ? OtherKindKeys(*kind) : std::vector<yaml_schema::ElsewhereKey>{});
+      if (errors.size() == 0) CheckLateRank(*doc, spec, errors);
     }
   } catch (const YAML::Exception& e) {  // a yaml-cpp surprise must not crash the driver
     errors.Add(e.mark, "cannot read the YAML: " + e.msg);
@@ -730,6 +752,41 @@ Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& 
   out.errors = errors.Sorted();
   if (out.errors.empty()) out.value = std::move(spec);
   return out;
+}
+
+SpecError DuplicateCaseName(const CaseSpec& later, const std::string& first_file) {
+  SourceLocation where = later.name_at;
+  if (where.file.empty()) where.file = later.file;
+  return {where, "name: \"" + later.name + "\" is also the name of " + first_file +
+                     "; two cases with one name would give their tests one name: rename one"};
+}
+
+Parsed<std::string> ReadSpecText(const std::string& path) {
+  yaml_schema::Errors errors(path);
+  Parsed<std::string> out;
+  out.value = yaml_schema::ReadFile(path, errors);
+  out.errors = errors.Sorted();
+  return out;
+}
+
+SpecFileKind SpecFileKindOf(const std::string& yaml_text) {
+  YAML::Node doc;
+  try {
+    doc = YAML::Load(yaml_text);
+  } catch (const YAML::Exception&) {
+    return SpecFileKind::kUnreadable;
+  }
+  if (doc.IsNull()) return SpecFileKind::kUnreadable;
+  if (!doc.IsMap()) return SpecFileKind::kNeither;
+  bool is_case = false, is_threshold = false;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    const std::string& key = it->first.Scalar();
+    is_case = is_case || key == "name" || key == "collective";
+    is_threshold = is_threshold || key == "rules" || key == "implementation";
+  }
+  if (is_case == is_threshold) return SpecFileKind::kNeither;
+  return is_case ? SpecFileKind::kCase : SpecFileKind::kThreshold;
 }
 
 Parsed<CaseSpec> LoadCaseSpec(const std::string& path) {

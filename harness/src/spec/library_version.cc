@@ -123,7 +123,8 @@ std::optional<VersionRange> VersionRange::Parse(const std::string& text, std::st
   for (std::string token; in >> token;) tokens.push_back(token);
   VersionRange range;
   range.text_ = text;
-  if (tokens.empty() || (tokens.size() == 1 && tokens[0] == "*")) return range;
+  if (tokens.empty()) return fail("an empty range names no version; write \"*\" for every version");
+  if (tokens.size() == 1 && tokens[0] == "*") return range;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     auto [op, version] = SplitOperator(tokens[i]);
     if (op.empty()) return fail("\"" + tokens[i] + "\" has no comparison operator");

@@ -545,13 +545,21 @@ std::vector<SchemaKey> ThresholdSpecSchema() {
   return out;
 }
 
-const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library) {
+const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library,
+                                      std::string* ambiguous) {
+  const ThresholdSpec* found = nullptr;
   for (const ThresholdSpec& spec : specs) {
-    if (spec.implementation == library.implementation && spec.versions.Contains(library.version)) {
-      return &spec;
+    if (spec.implementation != library.implementation || !spec.versions.Contains(library.version)) continue;
+    if (found) {
+      if (ambiguous)
+        *ambiguous = "threshold files " + found->file + " and " + spec.file +
+                     " both match the running library (" + library.implementation + " " + library.version +
+                     "); narrow their versions: ranges so that one file matches each version";
+      return nullptr;
     }
+    found = &spec;
   }
-  return nullptr;
+  return found;
 }
 
 }  // namespace nbcguard

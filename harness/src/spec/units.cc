@@ -179,16 +179,40 @@ std::string FormatDuration(double seconds) {
   return std::string(buf) + std::string(unit.name);
 }
 
+namespace {
+
+// from * factor^k, also when factor^k alone is beyond a double.
+double GeometricTerm(double from, double factor, double k) {
+  const double power = std::pow(factor, k);
+  if (std::isfinite(power)) return from * power;
+  return std::exp(std::log(from) + k * std::log(factor));
+}
+
+// Whether from * factor^k is within the slack of `to`; by logarithms where
+// the product is beyond a double, so no k is refused for an overflow.
+bool WithinRange(double from, double to, double factor, double k) {
+  const double power = std::pow(factor, k);
+  if (std::isfinite(power) && std::isfinite(from * power)) return from * power / (1 + kRangeSlack) <= to;
+  return std::log(from) + k * std::log(factor) - std::log1p(kRangeSlack) <= std::log(to);
+}
+
+}  // namespace
+
 std::size_t GeometricRangeSize(double from, double to, double factor) {
   if (!std::isfinite(from) || !std::isfinite(to) || !std::isfinite(factor)) return 0;
   if (!(from > 0) || !(to >= from) || !(factor > 1)) return 0;
-  // from * factor^k within the slack of `to`; written so nothing overflows.
-  auto within = [&](double k) { return from * std::pow(factor, k) / (1 + kRangeSlack) <= to; };
-  double estimate = std::floor((std::log(to) - std::log(from) + std::log1p(kRangeSlack)) / std::log(factor));
+  // The number of steps by logarithms; exact within one step whatever the range.
+  const double estimate =
+      std::floor((std::log(to) - std::log(from) + std::log1p(kRangeSlack)) / std::log(factor));
+  // Beyond 2^52 steps a double no longer tells k from k + 1: the size is only "huge".
+  constexpr double kHuge = 4503599627370496.0;
+  if (estimate >= kHuge) return static_cast<std::size_t>(kHuge);
   auto steps = static_cast<std::size_t>(std::max(estimate, 0.0));
-  // The logarithms may be off by one step at the edge: settle it exactly.
-  while (within(static_cast<double>(steps + 1))) ++steps;
-  while (steps > 0 && !within(static_cast<double>(steps))) --steps;
+  // The logarithms may be off by one step at the edge: settle it exactly, in
+  // a bounded number of tries.
+  for (int i = 0; i < 2 && WithinRange(from, to, factor, static_cast<double>(steps + 1)); ++i) ++steps;
+  for (int i = 0; i < 2 && steps > 0 && !WithinRange(from, to, factor, static_cast<double>(steps)); ++i)
+    --steps;
   return steps + 1;
 }
 
@@ -196,7 +220,7 @@ std::vector<double> GeometricRange(double from, double to, double factor) {
   std::size_t n = GeometricRangeSize(from, to, factor);
   std::vector<double> out;
   out.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) out.push_back(from * std::pow(factor, static_cast<double>(i)));
+  for (std::size_t i = 0; i < n; ++i) out.push_back(GeometricTerm(from, factor, static_cast<double>(i)));
   return out;
 }
 

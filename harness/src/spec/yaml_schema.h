@@ -8,12 +8,17 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -148,7 +153,27 @@ std::optional<T> PlainScalarAs(const YAML::Node& node) {
   }
 }
 
-inline std::optional<long long> ScalarInt(const YAML::Node& node) { return PlainScalarAs<long long>(node); }
+// Integers are written in decimal: "8", "-1", "0"; never "010" (which YAML
+// reads as octal 8), "0x10" or "0o10".
+inline bool IsDecimalInteger(const std::string& s) {
+  const std::size_t digits = !s.empty() && s.front() == '-' ? 1 : 0;
+  if (s.size() == digits) return false;
+  if (s[digits] == '0' && s.size() > digits + 1) return false;
+  return std::all_of(s.begin() + static_cast<std::ptrdiff_t>(digits), s.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+inline std::optional<long long> ScalarInt(const YAML::Node& node) {
+  if (!node.IsScalar() || !IsDecimalInteger(node.Scalar())) return std::nullopt;
+  return PlainScalarAs<long long>(node);
+}
+
+// " (write integers in decimal, e.g. 8)" for a plain scalar that YAML reads
+// as an integer but is not decimal (010, 0x10, 0o10); empty otherwise.
+inline std::string NotDecimalHint(const YAML::Node& node) {
+  if (!node.IsScalar() || IsDecimalInteger(node.Scalar()) || !PlainScalarAs<long long>(node)) return "";
+  return " (not a decimal integer: write a decimal integer without leading zeros, e.g. 8)";
+}
 
 inline std::optional<double> ScalarNumber(const YAML::Node& node) {
   std::optional<double> x = PlainScalarAs<double>(node);
@@ -169,7 +194,9 @@ struct Value {
   // "<path>: <message>" at `at`.
   void Fail(const YAML::Node& at, const std::string& message) const { errors.Add(at, path + ": " + message); }
   // "<path>: expected <type>; got <what is there>" at `at`.
-  void Expected(const YAML::Node& at) const { Fail(at, "expected " + type + "; got " + Describe(at)); }
+  void Expected(const YAML::Node& at) const {
+    Fail(at, "expected " + type + "; got " + Describe(at) + NotDecimalHint(at));
+  }
   void Expected() const { Expected(node); }
 };
 
@@ -298,14 +325,19 @@ std::optional<std::vector<X>> ReadItems(const Value& v, bool allow_single, Conve
     return std::nullopt;
   }
   std::vector<X> out;
+  std::map<X, int> first_line;  // each item's first line: repeats found in n log n
   bool ok = true;
   for (const auto& item : items) {
     std::optional<X> x = convert(item);
     if (!x) {
       v.Expected(item);
       ok = false;
-    } else if (std::find(out.begin(), out.end(), *x) != out.end()) {
-      v.Fail(item, Describe(item) + " is listed twice; list each once");
+      continue;
+    }
+    const auto [first, inserted] = first_line.emplace(*x, item.Mark().line + 1);
+    if (!inserted) {
+      v.Fail(item, Describe(item) + " is listed twice (first at line " + std::to_string(first->second) +
+                       "); list each once");
       ok = false;
     } else {
       out.push_back(*x);
@@ -375,32 +407,111 @@ inline std::optional<std::vector<std::string>> ReadLabels(const Value& v, bool a
 
 // ---------------------------------------------------------------- files
 
-// The text of a file; an error without line (line 0) when it cannot be read.
+// The largest case or threshold file read; larger ones are refused unread.
+constexpr std::size_t kMaxFileBytes = 1 << 20;
+
+// The text of a regular file of at most kMaxFileBytes; an error without line
+// (line 0) when it cannot be read or is something else (a directory, a FIFO,
+// a device). Opened without blocking, so a FIFO with no writer is refused
+// at once rather than waited for.
 inline std::optional<std::string> ReadFile(const std::string& path, Errors& errors) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     errors.AddUnlocated(std::string("cannot open the file: ") + std::strerror(errno));
     return std::nullopt;
   }
+  struct stat st {};
+  std::string problem;
+  if (::fstat(fd, &st) != 0) {
+    problem = std::string("cannot read the file: ") + std::strerror(errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    problem = "is a directory; expected a YAML file";
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = "is not a regular file (a FIFO, socket or device); expected a YAML file";
+  } else if (static_cast<unsigned long long>(st.st_size) > kMaxFileBytes) {
+    problem =
+        "the file has " + std::to_string(st.st_size) + " bytes; case and threshold files are at most 1 MiB";
+  }
   std::string text;
   char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, n);
-  const bool failed = std::ferror(f) != 0;
-  const int error = errno;
-  std::fclose(f);
-  if (failed) {
-    errors.AddUnlocated(std::string("cannot read the file: ") + std::strerror(error));
+  while (problem.empty()) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) problem = std::string("cannot read the file: ") + std::strerror(errno);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxFileBytes)
+      problem = "the file grew past 1 MiB while read; case and threshold files are at most 1 MiB";
+  }
+  ::close(fd);
+  if (!problem.empty()) {
+    errors.AddUnlocated(problem);
     return std::nullopt;
   }
   return text;
 }
 
-// A hint for the two YAML mistakes people make in these files: tabs in
-// indentation, and unquoted values that start with a YAML indicator
-// (versions: >=4.0, versions: *). Empty when neither is on the error's line.
-inline std::string SyntaxHint(const std::string& text, const YAML::Mark& mark) {
+// Where the flow collection ('[' or '{') still open at `end` was opened:
+// 0-based line and column, or nullopt when all are closed. Quoted scalars
+// and comments are skipped; a bracket counts only where a flow collection
+// may begin (after ": ", "- ", line start, or inside another one).
+inline std::optional<std::pair<char, std::pair<int, int>>> OpenFlowAt(const std::string& text,
+                                                                      std::size_t end) {
+  std::vector<std::pair<char, std::pair<int, int>>> open;
+  int line = 0, column = 0;
+  char quote = 0;
+  char before = '\n';  // the last non-blank character of the line, '\n' at its start
+  end = std::min(end, text.size());
+  for (std::size_t i = 0; i < end; ++i, ++column) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      column = -1;
+      before = '\n';
+      if (quote == 0) continue;
+    }
+    if (quote != 0) {
+      if (quote == '"' && c == '\\') {
+        ++i;
+        ++column;
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == ' ' || c == '\t') continue;
+    const bool value_start =
+        before == '\n' || before == ':' || before == '-' || before == ',' || before == '[' || before == '{';
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || before == '\n')) {
+      while (i + 1 < end && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    if ((c == '"' || c == '\'') && value_start) {
+      quote = c;
+    } else if ((c == '[' || c == '{') && (value_start || !open.empty())) {
+      open.push_back({c, {line, column}});
+    } else if ((c == ']' || c == '}') && !open.empty()) {
+      open.pop_back();
+    }
+    before = c;
+  }
+  if (open.empty()) return std::nullopt;
+  return open.back();
+}
+
+// A hint for the YAML mistakes people make in these files: a '[' or '{'
+// never closed (named where it was opened), tabs in indentation, and
+// unquoted values that start with a YAML indicator (versions: >=4.0,
+// versions: *). Empty when none is found.
+inline std::string SyntaxHint(const std::string& text, const YAML::Mark& mark, const std::string& message) {
   if (mark.line < 0) return "";
+  if (mark.pos >= 0 && message.find("flow not found") != std::string::npos) {
+    if (auto open = OpenFlowAt(text, static_cast<std::size_t>(mark.pos))) {
+      return std::string(" (the '") + open->first + "' opened at line " +
+             std::to_string(open->second.first + 1) + ", column " + std::to_string(open->second.second + 1) +
+             " is never closed)";
+    }
+  }
   std::size_t begin = 0;
   for (int line = 0; line < mark.line && begin != std::string::npos; ++line) {
     begin = text.find('\n', begin);
@@ -426,7 +537,7 @@ inline std::optional<YAML::Node> LoadDocument(const std::string& text, const std
   try {
     docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
-    errors.Add(e.mark, "invalid YAML: " + e.msg + SyntaxHint(text, e.mark));
+    errors.Add(e.mark, "invalid YAML: " + e.msg + SyntaxHint(text, e.mark, e.msg));
     return std::nullopt;
   } catch (const YAML::Exception& e) {
     errors.Add(e.mark, "invalid YAML: " + e.msg);

@@ -1,0 +1,58 @@
+# The driver's command line and `nbcguard check` on what is not a case
+# file: each outcome's exit code and the words that say what is wrong. Every
+# command runs with a time limit, so a read that blocks fails the test.
+#   cmake -D DRIVER=<nbcguard> -D WORK=<scratch dir> -P check_cli.cmake
+
+set(failures 0)
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+
+# Runs the driver with ARGN; the exit code must be `rc` and the output
+# (stdout and stderr) must contain `text`.
+function(expect rc text)
+  execute_process(COMMAND "${DRIVER}" ${ARGN} RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  TIMEOUT 30)
+  string(JOIN " " shown ${ARGN})
+  if(NOT got STREQUAL "${rc}")
+    message(SEND_ERROR "nbcguard ${shown}: exit ${got}, expected ${rc}:\n${out}${err}")
+    set(failures 1 PARENT_SCOPE)
+  endif()
+  string(FIND "${out}${err}" "${text}" at)
+  if(at EQUAL -1)
+    message(SEND_ERROR "nbcguard ${shown}: the output does not say '${text}':\n${out}${err}")
+    set(failures 1 PARENT_SCOPE)
+  endif()
+endfunction()
+
+set(grid "nodes: 2\ngrid: {comm: [1ms], comp: [1ms]}\n")
+file(WRITE "${WORK}/commented.yaml" "# the limits are in the threshold files' rules: section\nname: commented\ncollective: ibcast\n${grid}")
+file(WRITE "${WORK}/neither.yaml" "title: x\n")
+file(WRITE "${WORK}/one.yaml" "name: same\ncollective: ibcast\n${grid}")
+file(WRITE "${WORK}/two.yaml" "name: same\ncollective: ibcast\n${grid}")
+file(WRITE "${WORK}/huge.yaml"
+     "name: huge\ncollective: ibcast\nnodes: 2\ngrid:\n  comm: [1ms]\n  comp: {from: 1e-200s, to: 1e200s, factor: 1.000000001}\n")
+file(MAKE_DIRECTORY "${WORK}/dir.yaml")
+execute_process(COMMAND mkfifo "${WORK}/fifo.yaml" RESULT_VARIABLE fifo_rc)
+
+# Usage errors exit 2 and name what was not understood; --help exits 0.
+expect(2 "frobnicate" frobnicate)
+expect(2 "--bogus" run --bogus "${WORK}/one.yaml")
+expect(2 "a command is required")
+expect(0 "Usage" --help)
+expect(2 "nan" run --timeout nan "${WORK}/one.yaml")
+expect(2 "at most 604800" run --timeout 1e300 "${WORK}/one.yaml")
+
+# check: the kind of file from its keys, not from its text.
+expect(0 "commented.yaml: ok (case file)" check "${WORK}/commented.yaml")
+expect(1 "neither a case file nor a threshold file" check "${WORK}/neither.yaml")
+expect(1 "is a directory" check "${WORK}/dir.yaml")
+if(fifo_rc EQUAL 0)
+  expect(1 "is not a regular file" check "${WORK}/fifo.yaml")
+endif()
+expect(1 "is not a regular file" check /dev/zero)
+expect(1 "at most 64 per axis" check "${WORK}/huge.yaml")
+expect(1 "name: \"same\" is also the name of ${WORK}/one.yaml" check "${WORK}/one.yaml" "${WORK}/two.yaml")
+
+if(failures)
+  message(FATAL_ERROR "the command line or check misbehaved (above)")
+endif()
