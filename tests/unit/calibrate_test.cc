@@ -333,7 +333,7 @@ TEST(CalibrateTest, StepAtALargeSizeIsFoundWithinTheBudget) {
   // jump is recognised once the bracket is narrower than 0.1 %.
   CalibrationOptions o;
   const Size at = Size(1) << 22;
-  const Cost step = [at](Size s) {
+  const Cost step = [](Size s) {
     const double d = static_cast<double>(s);
     return s < at ? 1e-9 * d : 3e-9 * d;
   };

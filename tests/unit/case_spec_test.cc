@@ -143,6 +143,34 @@ TEST_F(CaseSpecFiles, SpecTextOfARegularFile) {
 
 // ---------------------------------------------------------------- file kinds
 
+// yaml-cpp 0.7's LoadAll never returns on a token that cannot start a node
+// at the top level; the loader walks at most two documents instead and
+// reports the token. Each input ends in one located error, quickly (the
+// flow ends are yaml-cpp's own error, with a hint).
+TEST(CaseSpecYaml, ATokenThatCannotStartAValueIsAnErrorNotAHang) {
+  const struct {
+    const char* text;
+    int line;
+    const char* message;
+  } cases[] = {
+      {",\n", 1, "invalid YAML: ',' cannot start a value here"},
+      {"# a comment\n,\nname: x\n", 2, "invalid YAML: ',' cannot start a value here"},
+      {"]\n", 1, "invalid YAML: illegal flow end (a ']' or '}' that closes no '[' or '{'"},
+      {"name: x\n}\n", 2, "invalid YAML: illegal flow end (a ']' or '}' that closes no '[' or '{'"},
+      {", expect: 8:10\nname: ibcast\ngrid:\n  comp: [.nan\ntimeout: 5min\n", 1,
+       "invalid YAML: ',' cannot start a value here"},
+      {"name: x\n---\n,\n", 2, "a case file holds one YAML document; remove this second one"},
+      {"name: x\n---\nname: y\n", 2, "a case file holds one YAML document; remove this second one"},
+      {"# nothing but a comment\n", 1, "the file is empty"},
+  };
+  for (const auto& c : cases) {
+    Parsed<CaseSpec> parsed = ParseCaseSpec(c.text, "t.yaml");
+    ASSERT_EQ(parsed.errors.size(), 1u) << c.text << parsed.ErrorText();
+    EXPECT_EQ(parsed.errors[0].where.line, c.line) << c.text << parsed.ErrorText();
+    EXPECT_NE(parsed.errors[0].message.find(c.message), std::string::npos) << c.text << parsed.ErrorText();
+  }
+}
+
 TEST(CaseSpecFileKind, TheTopLevelKeysTellTheKindNotTheText) {
   // "rules:" in a comment does not make a case file a threshold file.
   EXPECT_EQ(SpecFileKindOf("# see the rules: in thresholds/\nname: a\ncollective: ibcast\n"),

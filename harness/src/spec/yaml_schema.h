@@ -6,6 +6,7 @@
 // becomes a SpecError at the offending node.
 #pragma once
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -512,6 +514,9 @@ inline std::string SyntaxHint(const std::string& text, const YAML::Mark& mark, c
              " is never closed)";
     }
   }
+  if (message.find("illegal flow end") != std::string::npos) {
+    return " (a ']' or '}' that closes no '[' or '{'; quote a value that starts with it)";
+  }
   std::size_t begin = 0;
   for (int line = 0; line < mark.line && begin != std::string::npos; ++line) {
     begin = text.find('\n', begin);
@@ -528,14 +533,56 @@ inline std::string SyntaxHint(const std::string& text, const YAML::Mark& mark, c
   return "";
 }
 
+// Where each document of a YAML stream starts, from the parser's events.
+// Only the document starts matter; the nodes are built by YAML::Load.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  }
+  void OnMapEnd() override {}
+};
+
 // The one YAML document in `text`. Syntax errors are reported at the
 // parser's mark; an empty text or several documents are errors too.
 // `what` names the file kind in messages ("a case file").
+//
+// The stream is walked document by document, at most two, instead of with
+// YAML::LoadAll: yaml-cpp 0.7 (Debian 12) never returns from LoadAll when a
+// token cannot start a node (a stray ',' ']' or '}' at the top level): the
+// parser reports an empty document without consuming the token, again and
+// again. Here a second document that starts where the first did is that
+// case, and an error at the token.
 inline std::optional<YAML::Node> LoadDocument(const std::string& text, const std::string& what,
                                               Errors& errors) {
-  std::vector<YAML::Node> docs;
+  YAML::Node doc;
+  DocumentStarts found;
   try {
-    docs = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    for (int n = 0; n < 2 && parser.HandleNextDocument(found); ++n) {
+    }
+    if (found.starts.size() == 2 && found.starts[0].pos == found.starts[1].pos) {
+      const YAML::Mark& at = found.starts[0];
+      const char token = at.pos >= 0 && static_cast<std::size_t>(at.pos) < text.size() ? text[at.pos] : '?';
+      errors.Add(
+          at, std::string("invalid YAML: '") + token +
+                  "' cannot start a value here (outside [...] or {...}, quote a value that starts with it)");
+      return std::nullopt;
+    }
+    if (found.starts.size() > 1) {
+      errors.Add(found.starts[1], what + " holds one YAML document; remove this second one");
+      return std::nullopt;
+    }
+    doc = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     errors.Add(e.mark, "invalid YAML: " + e.msg + SyntaxHint(text, e.mark, e.msg));
     return std::nullopt;
@@ -543,15 +590,11 @@ inline std::optional<YAML::Node> LoadDocument(const std::string& text, const std
     errors.Add(e.mark, "invalid YAML: " + e.msg);
     return std::nullopt;
   }
-  if (docs.empty() || docs.front().IsNull()) {
+  if (found.starts.empty() || doc.IsNull()) {
     errors.Add(YAML::Mark(), "the file is empty; " + what + " is a YAML mapping");
     return std::nullopt;
   }
-  if (docs.size() > 1) {
-    errors.Add(docs[1].Mark(), what + " holds one YAML document; remove this second one");
-    return std::nullopt;
-  }
-  return docs.front();
+  return doc;
 }
 
 // ------------------------------------------------------ whole documents
