@@ -171,6 +171,21 @@ TEST(CaseSpecYaml, ATokenThatCannotStartAValueIsAnErrorNotAHang) {
   }
 }
 
+// yaml-cpp stops at its depth limit with the message "bad file"; the user
+// reads what is wrong.
+TEST(CaseSpecYaml, DeepNestingIsNamed) {
+  for (const std::string& text : {std::string(100000, '['), "grid: " + std::string(5000, '{'), [] {
+                                    std::string s;
+                                    for (int i = 0; i < 50000; ++i) s += "- ";
+                                    return s + "x\n";
+                                  }()}) {
+    Parsed<CaseSpec> parsed = ParseCaseSpec(text, "t.yaml");
+    ASSERT_EQ(parsed.errors.size(), 1u) << parsed.ErrorText();
+    EXPECT_NE(parsed.errors[0].message.find("invalid YAML: nested more than "), std::string::npos)
+        << parsed.ErrorText();
+  }
+}
+
 TEST(CaseSpecFileKind, TheTopLevelKeysTellTheKindNotTheText) {
   // "rules:" in a comment does not make a case file a threshold file.
   EXPECT_EQ(SpecFileKindOf("# see the rules: in thresholds/\nname: a\ncollective: ibcast\n"),

@@ -6,6 +6,7 @@
 // becomes a SpecError at the offending node.
 #pragma once
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -583,6 +584,10 @@ inline std::optional<YAML::Node> LoadDocument(const std::string& text, const std
       return std::nullopt;
     }
     doc = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own message is "bad file"
+    errors.Add(e.mark, "invalid YAML: nested more than " + std::to_string(e.depth() - 1) +
+                           " levels deep ([, {, - or keys inside one another)");
+    return std::nullopt;
   } catch (const YAML::ParserException& e) {
     errors.Add(e.mark, "invalid YAML: " + e.msg + SyntaxHint(text, e.mark, e.msg));
     return std::nullopt;
