@@ -53,6 +53,14 @@ expect(1 "is not a regular file" check /dev/zero)
 expect(1 "at most 64 per axis" check "${WORK}/huge.yaml")
 expect(1 "name: \"same\" is also the name of ${WORK}/one.yaml" check "${WORK}/one.yaml" "${WORK}/two.yaml")
 
+# A malformed NBCGUARD_IMPACT_REUSE is a usage error naming what is allowed, before anything runs.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env NBCGUARD_IMPACT_REUSE=ten "${DRIVER}" run "${WORK}/one.yaml"
+                RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+if(NOT got EQUAL 2 OR NOT "${out}${err}" MATCHES "NBCGUARD_IMPACT_REUSE is 'ten'; allowed: seconds from 0")
+  message(SEND_ERROR "NBCGUARD_IMPACT_REUSE=ten: exit ${got}, expected 2 and what is allowed:\n${out}${err}")
+  set(failures 1)
+endif()
+
 if(failures)
   message(FATAL_ERROR "the command line or check misbehaved (above)")
 endif()

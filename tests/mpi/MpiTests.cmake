@@ -141,6 +141,11 @@ nbcguard_mpi_test(hung-rank TIMEOUT 120
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/fault-hang
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=hang -DTIMEOUT=40
           "-DEXPECT=did not finish within" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)
+# A rank that hangs after the last record (in MPI_Finalize, say): killed
+# after NBCGUARD_EXIT_GRACE, the complete run judged (check_exit_hang.cmake).
+nbcguard_mpi_test(hang-at-exit TIMEOUT 120
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/hang-at-exit
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_exit_hang.cmake)
 
 # The driver stopped from outside while a rank hangs: kill -9 leaves no
 # launcher or rank behind and the previous results aside, never current;

@@ -6,12 +6,16 @@
 # "miss". Whether the cached size still meets the target depends on the
 # machine's state, so hit vs stale is printed, not asserted. One job per run
 # (--no-confirm): a confirmation job would calibrate and store again.
+# The r_mpi_impact rounds kept beside the cache (docs/method.md, "r_mpi_impact
+# shared between tests"): the first run measures and keeps them, the second
+# reuses them and says whose they are, the third (--impact-reuse 0) measures
+# its own.
 file(REMOVE_RECURSE "${OUT}")
 set(cache "${OUT}/calibration-cache")
 
 function(run_once tag)
   execute_process(COMMAND "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}/${tag}"
-                          --calibration-cache "${cache}" --no-confirm
+                          --calibration-cache "${cache}" --no-confirm ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${out}")
   set(out "${out}" PARENT_SCOPE)
@@ -22,7 +26,27 @@ function(run_once tag)
   set(json "${json}" PARENT_SCOPE)
 endfunction()
 
+# mpi_impact_source of the last run: sets `reused` and `impact_file` ("" when not kept).
+macro(impact_source tag)
+  string(JSON reused ERROR_VARIABLE e GET "${json}" mpi_impact_source reused)
+  if(e)
+    message(FATAL_ERROR "${tag} run: results.json has no mpi_impact_source (${e})")
+  endif()
+  string(JSON impact_file ERROR_VARIABLE e GET "${json}" mpi_impact_source file)
+  if(e)
+    set(impact_file "")
+  endif()
+endmacro()
+
 run_once(first)
+impact_source(first)
+if(reused)
+  message(FATAL_ERROR "first run: r_mpi_impact reused from an empty cache")
+endif()
+set(first_impact_file "${impact_file}")
+if(first_impact_file AND NOT EXISTS "${first_impact_file}")
+  message(FATAL_ERROR "first run: its r_mpi_impact rounds ${first_impact_file} were not kept")
+endif()
 string(JSON file ERROR_VARIABLE e GET "${json}" calibration cache file)
 if(e)
   message(FATAL_ERROR "first run: results.json has no calibration.cache record (${e})")
@@ -81,6 +105,20 @@ if(NOT expected)
 endif()
 
 run_once(second)
+impact_source(second)
+if(first_impact_file)
+  if(NOT reused)
+    message(FATAL_ERROR "second run: measured r_mpi_impact again instead of reusing ${first_impact_file}")
+  endif()
+  string(JSON by GET "${json}" mpi_impact_source measured_by)
+  string(JSON ratio ERROR_VARIABLE e GET "${json}" mpi_impact 0 r_mpi_impact)
+  if(NOT by STREQUAL "cache n2 basic" OR e OR NOT out MATCHES "r_mpi_impact: the rounds measured by cache n2 basic")
+    message(FATAL_ERROR "second run: reused rounds not said or not used (measured_by '${by}', r_mpi_impact '${ratio}')")
+  endif()
+  message(STATUS "second run: r_mpi_impact ${ratio} from the first run's rounds")
+else()
+  message(STATUS "second run: reuse not checked, the first run kept no r_mpi_impact rounds (see its report)")
+endif()
 foreach(entry IN LISTS expected)
   string(REPLACE "|" ";" parts "${entry}")
   list(GET parts 0 axis)
@@ -133,8 +171,12 @@ if(ncomm GREATER 0)
 endif()
 file(WRITE "${cache}/${file}" "${cached}")
 string(TIMESTAMP t0 "%s")
-run_once(poisoned)
+run_once(poisoned --impact-reuse 0)
 set(out_poisoned "${out}")
+impact_source(poisoned)
+if(reused)
+  message(FATAL_ERROR "poisoned run: r_mpi_impact reused although --impact-reuse 0")
+endif()
 string(TIMESTAMP t1 "%s")
 math(EXPR elapsed "${t1} - ${t0}")
 file(READ "${cache}/${file}" rewritten)

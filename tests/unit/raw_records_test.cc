@@ -114,5 +114,34 @@ TEST(RawLog, MissingFileIsAnEmptyRun) {
   EXPECT_FALSE(run.ended);
 }
 
+// Asked once a second while a job runs: only a complete last line that is
+// an "end" record says the harness is done.
+TEST(RawLog, EndedOnlyWhenTheLastCompleteLineIsTheEndRecord) {
+  const fs::path p = fs::temp_directory_path() / "nbcguard_raw_log_ended_test.jsonl";
+  EXPECT_FALSE(RawLogEnded("/nonexistent/raw.jsonl"));
+  std::ofstream(p) << "";
+  EXPECT_FALSE(RawLogEnded(p.string()));
+  std::ofstream(p) << R"({"type":"context","ranks":2})"
+                   << "\n"
+                   << std::string(5000, ' ') << "\n";
+  EXPECT_FALSE(RawLogEnded(p.string()));
+  std::ofstream(p, std::ios::app) << R"({"status":0,"type":"end"})";  // not yet ended by its newline
+  EXPECT_FALSE(RawLogEnded(p.string()));
+  std::ofstream(p, std::ios::app) << "\n";
+  EXPECT_TRUE(RawLogEnded(p.string()));
+  std::ofstream(p, std::ios::app) << R"({"type":"point"})"
+                                  << "\n";  // something after it
+  EXPECT_FALSE(RawLogEnded(p.string()));
+  // A long log: only its tail is read.
+  {
+    std::ofstream f(p);
+    for (int i = 0; i < 10000; ++i) f << R"({"type":"point","i":)" << i << "}\n";
+    f << R"({"status":4,"type":"end"})"
+      << "\n";
+  }
+  EXPECT_TRUE(RawLogEnded(p.string()));
+  fs::remove(p);
+}
+
 }  // namespace
 }  // namespace nbcguard

@@ -24,6 +24,11 @@ struct RawRun {
 // Tolerates a missing file (empty run) and a torn last line.
 RawRun ReadRaw(const std::string& path);
 
+// Whether the last complete line of the log at `path` is an "end" record
+// (the harness wrote everything and returned from its run), read from the
+// file's tail only: cheap enough to ask every second while a job runs.
+bool RawLogEnded(const std::string& path);
+
 // The records of one type (a constant of raw_records.h).
 std::vector<const nlohmann::json*> RecordsOfType(const RawRun& run, std::string_view type);
 

@@ -92,8 +92,14 @@ void ImpactRounds::WithMpi(int round) {
                     WithBinding({"--mode", "passive", "--threads", std::to_string(s_.threads), "--sizes",
                                  list_, "--comp", JoinPrecise(s_.targets), "--repetitions",
                                  std::to_string(per_round_), "--out", raw_path.string()})),
-      s_.env, std::max(1.0, s_.left()));
+      s_.env, std::max(1.0, s_.left()), [&raw_path] { return RawLogEnded(raw_path.string()); });
   RawRun raw = ReadRaw(raw_path.string());
+  if (r.killed_after_end && raw.ended) {
+    r.exit_code = raw.status;
+    const std::string job = "the r_mpi_impact job with MPI idle (round " + std::to_string(round + 1) + ")";
+    out_.exit_hangs.push_back(job);
+    std::cout << ExitHangWarning(job) << "\n";
+  }
   if (r.exit_code != 0 || !raw.ended) {
     // A log cut short by a full or read-only file system: that is the reason.
     const std::string write_error = DirectoryWriteError(s_.dir);

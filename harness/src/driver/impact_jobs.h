@@ -43,6 +43,7 @@ struct ImpactRuns {
   std::vector<nlohmann::json> passive;  // "passive" records of the MPI jobs, each with its "round"
   NoMpiTimes no_mpi;                    // per size and round: slowest process per repetition
   std::string error;
+  std::vector<std::string> exit_hangs;  // jobs killed after their last record (ExitHangWarning)
 };
 
 // What the jobs compute and where: `sizes` with their `targets` (seconds),

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <thread>
 
+#include "nbcguard/units.h"
+
 namespace nbcguard {
 
 namespace {
@@ -170,8 +172,22 @@ std::string ShellQuote(const std::vector<std::string>& argv) {
   return out;
 }
 
+double ExitGrace() {
+  const char* v = std::getenv("NBCGUARD_EXIT_GRACE");
+  if (v == nullptr || *v == '\0') return 30;
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  return *end == '\0' && s >= 1 && s <= 3600 ? s : 30;
+}
+
+std::string ExitHangWarning(const std::string& job) {
+  return "warning: " + job + " had not exited " + FormatDuration(ExitGrace()) +
+         " after its last record (a hang in MPI_Finalize or in the launcher); it was killed, and every "
+         "record it wrote is kept (results.json exit_hangs)";
+}
+
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                         double timeout) {
+                         double timeout, const std::function<bool()>& ended) {
   ProcessResult result;
   if (g_interrupted != 0) {  // nothing new starts once the driver was told to stop
     result.interrupted = true;
@@ -201,13 +217,21 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<st
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   int status = 0;
-  double kill_at = timeout, term_sent_at = -1;
+  double kill_at = timeout, term_sent_at = -1, next_ask = 1, ended_at = -1;
   for (;;) {
     const pid_t w = waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
     if (w < 0) return result;
     const double t = elapsed();
-    if (term_sent_at < 0 && t >= kill_at) {
+    if (ended && ended_at < 0 && t >= next_ask) {
+      next_ask = t + 1;
+      if (ended()) ended_at = t;
+    }
+    if (term_sent_at < 0 && ended_at >= 0 && t >= ended_at + ExitGrace() && t < kill_at) {
+      result.killed_after_end = true;
+      kill(-pid, SIGTERM);
+      term_sent_at = t;
+    } else if (term_sent_at < 0 && t >= kill_at) {
       result.timed_out = true;
       kill(-pid, SIGTERM);
       term_sent_at = t;

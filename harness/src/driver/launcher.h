@@ -1,6 +1,7 @@
 // Starting programs the FindMPI way and waiting for them with a timeout.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,6 +54,9 @@ struct ProcessResult {
   int exit_code = -1;  // exit status; 128+signal when killed by a signal
   bool timed_out = false;
   bool interrupted = false;  // the driver was told to stop (SIGTERM/SIGINT/SIGHUP) meanwhile
+  // Killed because it had not exited `exit_grace` seconds after ended()
+  // said its work was done (a hang in MPI_Finalize or in the launcher).
+  bool killed_after_end = false;
   double seconds = 0;
 };
 
@@ -61,8 +65,20 @@ struct ProcessResult {
 // leader is a small supervisor that kills the group when the driver dies,
 // however it dies. Once the driver was interrupted it starts nothing: the
 // result is `interrupted` at once.
+// `ended` (optional, asked about once a second): whether the job's work is
+// done, e.g. its log's "end" record is written. A job still running
+// ExitGrace() seconds after that is killed the same way and marked
+// killed_after_end: what it had to deliver is there.
 ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                         double timeout_seconds);
+                         double timeout_seconds, const std::function<bool()>& ended = nullptr);
+
+// Seconds a job may take to exit after its work is done: NBCGUARD_EXIT_GRACE
+// when set to a number of seconds in [1, 3600], else 30. MPI_Finalize and
+// the launcher's teardown take well under a second on one node.
+double ExitGrace();
+
+// The line saying that `job` was killed after its work was done.
+std::string ExitHangWarning(const std::string& job);
 
 std::string ShellQuote(const std::vector<std::string>& argv);
 

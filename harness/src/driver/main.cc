@@ -111,8 +111,9 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
   run->add_option("--inject-fault", ro->fault,
                   "make rank 1 exit or hang at the second grid point (tests the "
                   "failure handling); corrupt (kind: partitioned): flip one received "
-                  "byte of the partitioned mechanism (tests the data check)")
-      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));
+                  "byte of the partitioned mechanism (tests the data check); hang-at-exit: rank 1 "
+                  "hangs after the last record instead of finalizing (the job is killed, the run kept)")
+      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit"}));
   run->add_option(
          "--reference", ro->reference,
          "replace the library's progression with a reference behaviour whose ratios are known "
@@ -141,6 +142,12 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
       "--calibration-cache", ro->calibration_cache,
       "directory of calibrated sizes reused by later runs of the same configuration (default: the "
       "build's NBCGUARD_CALIBRATION_CACHE); off: calibrate from scratch, read and write nothing");
+  run->add_option(
+         "--impact-reuse", ro->impact_reuse,
+         "seconds for which a test reuses the r_mpi_impact rounds of an earlier test of the same "
+         "library build, ranks, deployment, threads, cpus and computation targets, kept beside the "
+         "calibration cache (default $NBCGUARD_IMPACT_REUSE, else 600); 0: every test measures its own")
+      ->check(CLI::Range(0.0, 86400.0));
 }
 
 Command AddRun(CLI::App& app, std::string* config_path) {
@@ -167,9 +174,21 @@ Command AddRun(CLI::App& app, std::string* config_path) {
                 "(the tests nbcguard list generates pass it)");
   run->add_flag("--verbose", ro->verbose, "the launch command lines and the <DartMeasurement> values too");
   run->add_option("--config", *config_path);
-  return {run, true, [files, ro, no_confirm](const Config& cfg) {
+  return {run, true, [files, ro, no_confirm, run](const Config& cfg) {
             ro->confirm = !*no_confirm;
             ro->ctest = ro->ctest || ro->verbose;
+            // --impact-reuse's default from the environment (a CI job sets it for every test).
+            if (const char* v = std::getenv("NBCGUARD_IMPACT_REUSE");
+                v != nullptr && run->count("--impact-reuse") == 0) {
+              char* end = nullptr;
+              const double s = std::strtod(v, &end);
+              if (*v == '\0' || *end != '\0' || !(s >= 0 && s <= 86400)) {
+                std::cerr << "nbcguard: NBCGUARD_IMPACT_REUSE is '" << v
+                          << "'; allowed: seconds from 0 (every test measures r_mpi_impact) to 86400\n";
+                return static_cast<int>(kUsage);
+              }
+              ro->impact_reuse = s;
+            }
             return RunCommand(cfg, *files, *ro);
           }};
 }

@@ -1,6 +1,7 @@
 #include "overlap_run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "impact_jobs.h"
 #include "nbcguard/binding.h"
 #include "nbcguard/driver_common.h"
+#include "nbcguard/impact_store.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
@@ -80,6 +82,35 @@ std::string CacheDeployment(const JobSetup& s) {
   return out;
 }
 
+// The calibration cache directory of this run (the build's, or --calibration-cache); empty when off.
+std::string CalibrationCacheDir(const JobSetup& s) {
+  const std::string& cache = s.ro.calibration_cache;
+  return cache.empty() ? s.cfg.calibration_cache : cache == "off" ? std::string() : cache;
+}
+
+double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// A program file as the key knows it: its path and when it was last built.
+std::string Built(const std::string& path) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(path, ec);
+  return path + "@" + (ec ? std::string("?") : std::to_string(t.time_since_epoch().count()));
+}
+
+// What r_mpi_impact depends on (impact_store.h): the same text means the
+// same measurement. Empty when the test must measure its own: a reference
+// behaviour, or reuse switched off (--impact-reuse 0, the confirming job).
+std::string ImpactKey(const JobSetup& s, const ImpactSetup& impact) {
+  if (s.test.spec.reference.active() || !(s.ro.impact_reuse > 0)) return "";
+  return "implementation=" + s.cfg.implementation + " harness=" + Built(s.cfg.harness) +
+         " compute=" + Built(s.cfg.compute) + " nodes=" + std::to_string(impact.nodes) +
+         " threads=" + std::to_string(impact.threads) + " deployment=" + CacheDeployment(s) +
+         " thread_cpus=" + impact.thread_cpus + " process_cpus=" + impact.process_cpus +
+         " targets=" + JoinPrecise(impact.targets) + " repetitions=" + std::to_string(impact.reps);
+}
+
 // The case restricted to the grid points `at` (their comm times x their
 // comp times, in the case's order).
 CaseSpec RestrictedTo(const CaseSpec& c, const std::vector<std::pair<double, double>>& at) {
@@ -132,10 +163,7 @@ std::vector<std::string> OverlapJob::LeadingArgs(const JobSetup& s) const {
 
 std::vector<std::string> OverlapJob::TrailingArgs(const JobSetup& s) const {
   std::vector<std::string> args = s.plan.harness_args;
-  const std::string& cache = s.ro.calibration_cache;
-  const std::string cache_dir = cache.empty()    ? s.cfg.calibration_cache
-                                : cache == "off" ? std::string()
-                                                 : cache;
+  const std::string cache_dir = CalibrationCacheDir(s);
   if (!cache_dir.empty())
     args.insert(args.end(), {"--calibration-cache", cache_dir, "--cache-deployment", CacheDeployment(s)});
   return args;
@@ -160,10 +188,33 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw
   }
   const auto start = std::chrono::steady_clock::now();
   if (harness_ok && RecordsOfType(*raw, record::kConformanceFailure).empty()) {
-    ImpactRuns runs = RunImpact(impact, watchdog);
-    no_mpi_error_ = runs.error;
-    no_mpi_ = runs.no_mpi;
-    for (json& p : runs.passive) raw->records.push_back(p);
+    const std::string cache_dir = CalibrationCacheDir(s);
+    const fs::path store = cache_dir.empty() ? fs::path() : fs::path(cache_dir) / "impact";
+    const std::string key = store.empty() ? std::string() : ImpactKey(s, impact);
+    std::string note;
+    std::optional<StoredImpact> found;
+    if (!key.empty()) found = FindImpact(store, key, s.ro.impact_reuse, UnixSeconds(), &note);
+    if (!note.empty()) std::cout << "note: " << note << "\n";
+    if (found) {
+      no_mpi_ = found->rounds.no_mpi;
+      for (json& p : found->rounds.passive) raw->records.push_back(p);
+      impact_source_ = found->source;
+      impact_source_["reused"] = true;
+    } else {
+      ImpactRuns runs = RunImpact(impact, watchdog);
+      no_mpi_error_ = runs.error;
+      no_mpi_ = runs.no_mpi;
+      exit_hangs_ = runs.exit_hangs;
+      for (json& p : runs.passive) raw->records.push_back(p);
+      impact_source_ = {{"reused", false}};
+      if (!key.empty() && runs.error.empty()) {
+        if (const std::string e =
+                StoreImpact(store, key, {runs.passive, runs.no_mpi}, s.test.Id(), UnixSeconds());
+            !e.empty())
+          std::cout << "note: r_mpi_impact not kept for later tests: " << e << "\n";
+        else impact_source_["file"] = ImpactFile(store, key).string();
+      }
+    }
   }
   impact_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return no_mpi_error_;
@@ -221,6 +272,14 @@ json OverlapJob::Results(const RawRun& raw, const Verdict& v) const {
 void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* results,
                           std::ostream& out) const {
   if (!no_mpi_error_.empty()) (*results)["no_mpi_error"] = no_mpi_error_;
+  if (!impact_source_.is_null()) (*results)["mpi_impact_source"] = impact_source_;
+  for (const std::string& job : exit_hangs_) (*results)["exit_hangs"].push_back(job);
+  if (impact_source_.value("reused", false)) {
+    out << "r_mpi_impact: the rounds measured by " << impact_source_["measured_by"].get<std::string>() << " "
+        << FormatDuration(impact_source_["age_s"].get<double>())
+        << " before (same library build, ranks, deployment, threads, cpus and computation targets; "
+           "--impact-reuse 0 measures them in every test)\n";
+  }
   // The tool's own cost (nbcguard cost): the overlap job's phases (rank 0's
   // clock), the job as launched, the r_mpi_impact jobs, and the whole test.
   (*results)["cost"] = {
@@ -266,8 +325,11 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
               << "): the failures stand\n";
     confirmation["error"] = "not enough of the case's timeout left";
   } else {
+    // Independent of the first job: its r_mpi_impact too is measured anew.
+    RunOptions fresh = t.ro;
+    fresh.impact_reuse = 0;
     JobOutcome second =
-        MeasureJob(t.cfg, again, t.specs, t.ro, t.dir / "confirm", "confirmation.json", t.started, false);
+        MeasureJob(t.cfg, again, t.specs, fresh, t.dir / "confirm", "confirmation.json", t.started, false);
     if (InterruptSignal() != 0) {  // the second job was cut short: the first job's verdict stands
       confirmation["error"] = "the run was interrupted during the second job";
       first->results["confirmation"] = confirmation;

@@ -40,6 +40,9 @@ class OverlapJob : public JobKind {
   NoMpiTimes no_mpi_;
   std::string no_mpi_error_;
   double impact_seconds_ = 0;
+  nlohmann::json impact_source_;
+  std::vector<std::string> exit_hangs_;  // r_mpi_impact jobs killed after their last record  // results.json
+                                         // mpi_impact_source: measured here, or whose rounds
   Reduction red_;
   RunInfo info_;
 };

@@ -110,8 +110,12 @@ bool RunHarness(const JobSetup& s, const JobKind& kind, Watchdog* watchdog, Proc
     std::cerr << "nbcguard: " << s.test.Id() << ": " << DescribeLaunch(s.cfg, cmd) << "\n";
   *launch = LaunchRecord(s.cfg, cmd);
   watchdog->Watch(s.raw_path.string());
-  *hr = RunProcess(cmd, s.plan.env, std::max(1.0, s.left()));
-  *raw = ReadRaw(s.raw_path.string());
+  const std::string raw_path = s.raw_path.string();
+  *hr = RunProcess(cmd, s.plan.env, std::max(1.0, s.left()), [&raw_path] { return RawLogEnded(raw_path); });
+  *raw = ReadRaw(raw_path);
+  // Killed after its end record: every record is there, and the ranks'
+  // agreed status is the job's.
+  if (hr->killed_after_end && raw->ended) hr->exit_code = raw->status;
   for (const json* skip : RecordsOfType(*raw, record::kSkip)) {
     std::cout << "SKIP " << s.test.Id() << ": " << (*skip)["reason"].get<std::string>() << "\n";
     return false;
@@ -186,6 +190,10 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
 
   out.results = kind.Results(raw, out.verdict);
   if (!harness_error.empty()) out.results["harness_error"] = harness_error;
+  if (hr.killed_after_end) {
+    out.results["exit_hangs"].push_back("harness job");
+    std::cout << ExitHangWarning("the harness job") << "\n";
+  }
   kind.Complete(s, hr, &out.results, std::cout);
   const fs::path results_path = dir / results_name;
   std::string write_error = WriteResults(results_path, out.results);

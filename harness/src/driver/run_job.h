@@ -41,6 +41,10 @@ struct RunOptions {
   std::string sentinel = "on";           // passed to the harness: on | off (nbcguard/sentinel.h)
   std::string calibration_cache;         // overrides the configured cache directory; "off": none
   bool confirm = true;                   // a limit exceeded in one job fails only if a second job agrees
+  // Seconds for which a test reuses r_mpi_impact measured by an earlier
+  // test of the same library build, ranks, deployment, threads, cpus and
+  // computation targets (nbcguard/impact_store.h); 0: every test measures.
+  double impact_reuse = 600;
   // The results history whose between-run spread a limit must also be
   // exceeded by (--history, default $NBCGUARD_HISTORY; empty: none) and the
   // system whose series count; `between` is filled from it once per run.

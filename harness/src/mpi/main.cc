@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "affinity.h"
@@ -99,6 +101,14 @@ int HarnessMain(int argc, char** argv) {
     return 2;
   }
   const int rc = Run(o, provided);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (o.fault == "hang-at-exit" && rank == o.fault_rank) {
+    // Everything is written; this rank never reaches MPI_Finalize, as a
+    // rank stuck in it would not (the driver must kill the job, keep the run).
+    std::fprintf(stderr, "nbcguard-harness[rank %d]: injected fault: hanging at exit\n", rank);
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
   MPI_Finalize();
   return rc;
 }

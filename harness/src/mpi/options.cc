@@ -107,8 +107,9 @@ void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes
   AddProgressionOptions(app, o);
   AddBindingOptions(app, o);
   app.add_option("--fault", o.fault,
-                 "inject a failure: a rank exits or hangs, or results are corrupted (testing)")
-      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt"}));
+                 "inject a failure: a rank exits or hangs, or results are corrupted, or a rank hangs "
+                 "after the last record instead of finalizing (hang-at-exit) (testing)")
+      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit"}));
   app.add_option("--fault-rank", o.fault_rank)->check(CLI::NonNegativeNumber);
   app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();

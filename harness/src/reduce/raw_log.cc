@@ -40,6 +40,21 @@ RawRun ReadRaw(const std::string& path) {
   return run;
 }
 
+bool RawLogEnded(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) return false;
+  const std::streamoff size = f.tellg();
+  const std::streamoff from = size > 4096 ? size - 4096 : 0;
+  f.seekg(from);
+  std::string tail(static_cast<std::size_t>(size - from), '\0');
+  f.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  if (tail.empty() || tail.back() != '\n') return false;  // the last line is not complete yet
+  const std::size_t begin = tail.find_last_of('\n', tail.size() - 2);
+  const std::string last = tail.substr(begin == std::string::npos ? 0 : begin + 1);
+  const json j = json::parse(last, nullptr, /*allow_exceptions=*/false);
+  return !j.is_discarded() && j.is_object() && IsType(j, record::kEnd);
+}
+
 std::vector<const json*> RecordsOfType(const RawRun& run, std::string_view type) {
   std::vector<const json*> out;
   for (const json& r : run.records)

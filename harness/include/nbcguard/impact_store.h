@@ -1,0 +1,55 @@
+// r_mpi_impact shared between tests. It depends on the library with MPI
+// initialised and idle, the ranks, the deployment (its environment, its
+// progress thread), the threads, their cpus and the computation's target
+// times: not on the collective. The tests of one CTest run that agree on all
+// of these need it measured once.
+//
+// The first such test measures it (the driver's impact jobs) and stores its rounds in
+// the store directory (beside the calibration cache), one file per key; a
+// later test with the same key within `max_age` seconds reuses them and says
+// so (results.json mpi_impact_source). Never shared: reference behaviours
+// (their library replaces the progression) and the second job that confirms
+// a failure (it must be independent of the first).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nbcguard/reduce.h"
+
+namespace nbcguard {
+
+// The r_mpi_impact jobs' rounds: the "passive" records of the jobs with MPI
+// idle, each with its "round", and the times without MPI per size and round.
+struct ImpactMeasurement {
+  std::vector<nlohmann::json> passive;
+  NoMpiTimes no_mpi;
+};
+
+// Its implicit move members move nlohmann::json values, which do not throw (clang-tidy cannot see it).
+// NOLINTNEXTLINE(bugprone-exception-escape)
+struct StoredImpact {
+  ImpactMeasurement rounds;
+  nlohmann::json source;  // measured_by, measured_at (unix s), age_s, file, key
+};
+
+// The stored rounds of `key` measured at most `max_age` seconds before
+// `now` (unix seconds), when there are; a file that cannot be read or is not
+// of this key is no entry (`note` says why, when not merely absent).
+std::optional<StoredImpact> FindImpact(const std::filesystem::path& dir, const std::string& key,
+                                       double max_age, double now, std::string* note);
+
+// Stores `rounds` as `key`'s measurement by `test_id` at `now`, replacing
+// an older one; written whole or not at all (nothing when there are no
+// passive records). Returns the error, empty on success.
+std::string StoreImpact(const std::filesystem::path& dir, const std::string& key,
+                        const ImpactMeasurement& rounds, const std::string& test_id, double now);
+
+// The file of `key` in `dir`: a stable hash of the key (FNV-1a, 64 bits).
+std::filesystem::path ImpactFile(const std::filesystem::path& dir, const std::string& key);
+
+}  // namespace nbcguard
