@@ -274,7 +274,7 @@ void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* resu
   if (!no_mpi_error_.empty()) (*results)["no_mpi_error"] = no_mpi_error_;
   if (!impact_source_.is_null()) (*results)["mpi_impact_source"] = impact_source_;
   for (const std::string& job : exit_hangs_) (*results)["exit_hangs"].push_back(job);
-  if (impact_source_.value("reused", false)) {
+  if (impact_source_.is_object() && impact_source_.value("reused", false)) {
     out << "r_mpi_impact: the rounds measured by " << impact_source_["measured_by"].get<std::string>() << " "
         << FormatDuration(impact_source_["age_s"].get<double>())
         << " before (same library build, ranks, deployment, threads, cpus and computation targets; "
