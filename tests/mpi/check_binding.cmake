@@ -5,6 +5,8 @@
 # r_mpi_impact jobs (with MPI idle and without MPI) computed on the same
 # cpus, rank by rank. The verdict may be PASS or FAIL.
 # -DDRIVER -DCONFIG -DOUT -DCASE -DPYTHON3 -DVALIDATE_RESULTS
+# Its own r_mpi_impact jobs, whose files are checked below, never a reused measurement.
+set(RUN_ARGS --impact-reuse 0)
 include(${CMAKE_CURRENT_LIST_DIR}/run_case.cmake)
 set(dir "${OUT}/binding/n2/basic")
 set(file "${dir}/results.json")

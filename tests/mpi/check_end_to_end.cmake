@@ -6,7 +6,8 @@
 # would run it, so its progress line must show; missing-thresholds runs with
 # pipes and checks that none shows there.
 find_program(SCRIPT script REQUIRED)
-execute_process(COMMAND "${SCRIPT}" -qefc "'${DRIVER}' run '${CASE}' --ctest --config '${CONFIG}' --out '${OUT}'" /dev/null
+# --impact-reuse 0: the whole path, the r_mpi_impact jobs included, every time.
+execute_process(COMMAND "${SCRIPT}" -qefc "'${DRIVER}' run '${CASE}' --ctest --impact-reuse 0 --config '${CONFIG}' --out '${OUT}'" /dev/null
                 INPUT_FILE /dev/null RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 string(REPLACE "\r" "" out "${out}")
 string(ASCII 27 esc)
@@ -23,6 +24,13 @@ endforeach()
 include(${CMAKE_CURRENT_LIST_DIR}/second_job.cmake)
 set(file "${OUT}/e2e/n2/basic/results.json")
 file(READ "${file}" json)
+# Every job exited by itself: on a terminal, a launcher in the background
+# process group once had the kernel stop the group (SIGTTOU), and the jobs
+# were killed only after their exit grace.
+string(JSON hung ERROR_VARIABLE e GET "${json}" exit_hangs)
+if(NOT e)
+  message(FATAL_ERROR "${file}: jobs killed after their last record: ${hung}")
+endif()
 
 # The file as written conforms to schema/results.schema.json, checked by an
 # independent validator (tools/validate-results.py; skipped, exit 77, where

@@ -45,11 +45,17 @@ void KillChildAndStop(int sig) {
 // fork(): the driver may have other threads.
 [[noreturn]] void Supervise(pid_t driver, char* const* args) {
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, SIG_IGN);  // the group's TERM is for the launcher
+  // The group is in the background of the driver's terminal, if it has
+  // one: a launcher that touches the terminal (mpiexec.hydra does) has the
+  // kernel stop the whole group with SIGTTOU or SIGTTIN. Stopped, the
+  // supervisor would never reap the launcher and the driver would wait for
+  // the timeout.
+  for (int sig : {SIGTTOU, SIGTTIN, SIGTSTP}) signal(sig, SIG_IGN);
   const pid_t supervisor = getpid();
   const pid_t launcher = fork();
   if (launcher < 0) _exit(127);
   if (launcher == 0) {
-    for (int sig : {SIGTERM, SIGINT, SIGHUP}) signal(sig, SIG_DFL);
+    for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGTTOU, SIGTTIN, SIGTSTP}) signal(sig, SIG_DFL);
     // Should the supervisor itself be killed, the launcher goes with it.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != supervisor) _exit(127);
