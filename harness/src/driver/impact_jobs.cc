@@ -22,10 +22,6 @@ constexpr int kMinRounds = 3, kMaxRounds = 9;
 constexpr double kSpread = 1.2;
 constexpr double kFirstMargin = 2.0, kMaxMargin = 16.0;
 
-double RealtimeSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // One launch of the computation without MPI: per size, each process's times.
 struct NoMpiLaunch {
   std::map<int, std::vector<std::vector<double>>> procs_by_size;
@@ -204,6 +200,10 @@ bool ImpactRounds::Settled() const {
 }
 
 }  // namespace
+
+double RealtimeSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog) {
   return ImpactRounds(setup).Run(watchdog);

@@ -65,4 +65,8 @@ struct ImpactSetup {
 
 ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog);
 
+// CLOCK_REALTIME in seconds since the epoch: the jobs' common start instant,
+// and when r_mpi_impact rounds were kept (nbcguard/impact_store.h).
+double RealtimeSeconds();
+
 }  // namespace nbcguard

@@ -88,10 +88,6 @@ std::string CalibrationCacheDir(const JobSetup& s) {
   return cache.empty() ? s.cfg.calibration_cache : cache == "off" ? std::string() : cache;
 }
 
-double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // A program file as the key knows it: its path and when it was last built.
 std::string Built(const std::string& path) {
   std::error_code ec;
@@ -193,7 +189,7 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw
     const std::string key = store.empty() ? std::string() : ImpactKey(s, impact);
     std::string note;
     std::optional<StoredImpact> found;
-    if (!key.empty()) found = FindImpact(store, key, s.ro.impact_reuse, UnixSeconds(), &note);
+    if (!key.empty()) found = FindImpact(store, key, s.ro.impact_reuse, RealtimeSeconds(), &note);
     if (!note.empty()) std::cout << "note: " << note << "\n";
     if (found) {
       no_mpi_ = found->rounds.no_mpi;
@@ -209,7 +205,7 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw
       impact_source_ = {{"reused", false}};
       if (!key.empty() && runs.error.empty()) {
         if (const std::string e =
-                StoreImpact(store, key, {runs.passive, runs.no_mpi}, s.test.Id(), UnixSeconds());
+                StoreImpact(store, key, {runs.passive, runs.no_mpi}, s.test.Id(), RealtimeSeconds());
             !e.empty())
           std::cout << "note: r_mpi_impact not kept for later tests: " << e << "\n";
         else impact_source_["file"] = ImpactFile(store, key).string();
