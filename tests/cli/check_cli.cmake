@@ -60,6 +60,12 @@ if(NOT got EQUAL 2 OR NOT "${out}${err}" MATCHES "NBCGUARD_IMPACT_REUSE is 'ten'
   message(SEND_ERROR "NBCGUARD_IMPACT_REUSE=ten: exit ${got}, expected 2 and what is allowed:\n${out}${err}")
   set(failures 1)
 endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env NBCGUARD_EXIT_GRACE=0 "${DRIVER}" run "${WORK}/one.yaml"
+                RESULT_VARIABLE got OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+if(NOT got EQUAL 2 OR NOT "${out}${err}" MATCHES "NBCGUARD_EXIT_GRACE is '0'; allowed: seconds from 1 to 3600")
+  message(SEND_ERROR "NBCGUARD_EXIT_GRACE=0: exit ${got}, expected 2 and what is allowed:\n${out}${err}")
+  set(failures 1)
+endif()
 
 if(failures)
   message(FATAL_ERROR "the command line or check misbehaved (above)")

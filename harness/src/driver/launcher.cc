@@ -186,6 +186,16 @@ double ExitGrace() {
   return *end == '\0' && s >= 1 && s <= 3600 ? s : 30;
 }
 
+std::string ExitGraceError() {
+  const char* v = std::getenv("NBCGUARD_EXIT_GRACE");
+  if (v == nullptr) return "";
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (*v != '\0' && *end == '\0' && s >= 1 && s <= 3600) return "";
+  return std::string("NBCGUARD_EXIT_GRACE is '") + v +
+         "'; allowed: seconds from 1 to 3600 a job may take to exit after its last record";
+}
+
 std::string ExitHangWarning(const std::string& job) {
   return "warning: " + job + " had not exited " + FormatDuration(ExitGrace()) +
          " after its last record (a hang in MPI_Finalize or in the launcher); it was killed, and every "

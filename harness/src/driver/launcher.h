@@ -77,6 +77,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::map<st
 // the launcher's teardown take well under a second on one node.
 double ExitGrace();
 
+// Why NBCGUARD_EXIT_GRACE is unusable ("" when unset or valid): `run`
+// refuses to start on it rather than use the default silently.
+std::string ExitGraceError();
+
 // The line saying that `job` was killed after its work was done.
 std::string ExitHangWarning(const std::string& job);
 

@@ -189,6 +189,10 @@ Command AddRun(CLI::App& app, std::string* config_path) {
               }
               ro->impact_reuse = s;
             }
+            if (const std::string e = ExitGraceError(); !e.empty()) {
+              std::cerr << "nbcguard: " << e << "\n";
+              return static_cast<int>(kUsage);
+            }
             return RunCommand(cfg, *files, *ro);
           }};
 }
