@@ -116,5 +116,9 @@ inconclusive=0
 for j in "${junits[@]}"; do
   [ -f "$j" ] && inconclusive=$((inconclusive + $(bash tools/inconclusive-tests.sh "$j" | wc -l)))
 done
+# The failed tests by name, so that the end of a long log says which.
+for j in "${junits[@]}"; do
+  [ -f "$j" ] && bash tools/failed-tests.sh "$j" | sed "s|^|FAILED (${j#"$keep/"}) |"
+done
 echo "nbcguard: $((tests - failed - skipped)) passed, $failed failed, $skipped skipped ($inconclusive of them INCONCLUSIVE)"
 exit $status
