@@ -1,24 +1,10 @@
 #include "collectives.h"
 
-#include <functional>
-#include <sstream>
+#include "nbcguard/pattern.h"
 
 namespace nbcguard {
 
 namespace {
-
-// The value rank `r` contributes at element `i` in repetition `rep`. Small
-// enough that sums over 4096 ranks stay far inside int32.
-inline std::int32_t Pattern(int r, int rep, std::uint64_t i) {
-  return static_cast<std::int32_t>(
-      (static_cast<std::uint64_t>(r) * 31u + static_cast<std::uint64_t>(rep) * 17u + i * 7u) % 1021u);
-}
-
-std::string Mismatch(const char* what, std::uint64_t i, std::int32_t expected, std::int32_t got) {
-  std::ostringstream s;
-  s << what << " element " << i << ": expected " << expected << ", got " << got;
-  return s.str();
-}
 
 // Shared plumbing: communicator facts and the two buffers. Each collective
 // says how big they are, what to send, how to start, and what to expect.
@@ -52,13 +38,12 @@ class Base : public Collective {
   virtual std::uint64_t RecvElems(std::uint64_t count) const = 0;
   // Default: element i of the send buffer carries Pattern(rank, rep, i).
   virtual void FillSend(int rep) {
-    for (std::uint64_t i = 0; i < send_.size(); ++i) send_[i] = Pattern(rank_, rep, i);
+    FillBlocks(send_, 0, [&](std::uint64_t, std::uint64_t e) { return Pattern(rank_, rep, e); });
   }
-  // Checks recv_[i] == expected(i) for all i.
-  std::string Expect(const std::function<std::int32_t(std::uint64_t)>& expected) const {
-    for (std::uint64_t i = 0; i < recv_.size(); ++i)
-      if (recv_[i] != expected(i)) return Mismatch("receive buffer", i, expected(i), recv_[i]);
-    return {};
+  // Checks that the receive buffer holds, in each block of block_len
+  // elements (0: one block), expected(block, offset) (pattern.h).
+  std::string Expect(std::uint64_t block_len, const BlockValue& expected) const {
+    return CheckBlocks("receive buffer", recv_, block_len, expected);
   }
   std::int32_t SumOverRanks(int upto, int rep, std::uint64_t i) const {
     std::int32_t s = 0;
@@ -78,15 +63,17 @@ class Ibcast : public Base {
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
   void FillSend(int rep) override {  // the root's data; others get overwritten
-    for (std::uint64_t i = 0; i < send_.size(); ++i) send_[i] = rank_ == 0 ? Pattern(0, rep, i) : -1;
+    if (rank_ != 0) {
+      std::fill(send_.begin(), send_.end(), -1);
+      return;
+    }
+    Base::FillSend(rep);
   }
   int Start(MPI_Request* q) override { return MPI_Ibcast(send_.data(), Count(), MPI_INT32_T, 0, comm_, q); }
   int Blocking() override { return MPI_Bcast(send_.data(), Count(), MPI_INT32_T, 0, comm_); }
   std::string Verify(int rep) const override {
-    for (std::uint64_t i = 0; i < send_.size(); ++i)
-      if (send_[i] != Pattern(0, rep, i))
-        return Mismatch("broadcast buffer", i, Pattern(0, rep, i), send_[i]);
-    return {};
+    return CheckBlocks("broadcast buffer", send_, 0,
+                       [&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, e); });
   }
 };
 
@@ -102,7 +89,7 @@ class Ireduce : public Base {
   }
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
-    return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
+    return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, e); });
   }
 };
 
@@ -117,7 +104,7 @@ class Iallreduce : public Base {
     return MPI_Allreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
   }
   std::string Verify(int rep) const override {
-    return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, i); });
+    return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, e); });
   }
 };
 
@@ -132,7 +119,8 @@ class Iallgather : public Base {
     return MPI_Allgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_);
   }
   std::string Verify(int rep) const override {
-    return Expect([&](std::uint64_t i) { return Pattern(static_cast<int>(i / count_), rep, i % count_); });
+    return Expect(count_,
+                  [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
   }
 };
 
@@ -149,8 +137,7 @@ class Ialltoall : public Base {
   // Block j of rank r's send buffer goes to rank j, so rank k receives in
   // block r the elements r sent at offsets k*count + e.
   std::string Verify(int rep) const override {
-    return Expect([&](std::uint64_t i) {
-      const std::uint64_t src = i / count_, e = i % count_;
+    return Expect(count_, [&](std::uint64_t src, std::uint64_t e) {
       return Pattern(static_cast<int>(src), rep, rank_ * count_ + e);
     });
   }
@@ -168,7 +155,8 @@ class Igather : public Base {
   }
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
-    return Expect([&](std::uint64_t i) { return Pattern(static_cast<int>(i / count_), rep, i % count_); });
+    return Expect(count_,
+                  [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
   }
 };
 
@@ -183,7 +171,7 @@ class Iscatter : public Base {
     return MPI_Scatter(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_);
   }
   std::string Verify(int rep) const override {
-    return Expect([&](std::uint64_t i) { return Pattern(0, rep, rank_ * count_ + i); });
+    return Expect(0, [&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, rank_ * count_ + e); });
   }
 };
 
@@ -198,7 +186,8 @@ class IreduceScatterBlock : public Base {
     return MPI_Reduce_scatter_block(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
   }
   std::string Verify(int rep) const override {
-    return Expect([&](std::uint64_t i) { return SumOverRanks(size_, rep, rank_ * count_ + i); });
+    return Expect(
+        0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, rank_ * count_ + e); });
   }
 };
 
@@ -213,7 +202,7 @@ class Iscan : public Base {
     return MPI_Scan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
   }
   std::string Verify(int rep) const override {
-    return Expect([&](std::uint64_t i) { return SumOverRanks(rank_ + 1, rep, i); });
+    return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(rank_ + 1, rep, e); });
   }
 };
 
@@ -229,7 +218,7 @@ class Iexscan : public Base {
   }
   std::string Verify(int rep) const override {
     if (rank_ == 0) return {};  // undefined on rank 0 by the standard
-    return Expect([&](std::uint64_t i) { return SumOverRanks(rank_, rep, i); });
+    return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(rank_, rep, e); });
   }
 };
 
