@@ -4,7 +4,8 @@
 # then again with the cache the first pass left (warm). Prints the time to
 # verdict of each pass and, from the results (nbcguard cost), the time in
 # clock synchronization, calibration, measurement and the r_mpi_impact
-# jobs, and size evaluations per calibrated target. A benchmark: it prints
+# jobs, the confirmation jobs, the timed samples and the duty cycle (timed
+# samples / wall time), and size evaluations per calibrated target. A benchmark: it prints
 # figures and fails only when a test or a build fails.
 #   bash tools/time-to-verdict.sh [openmpi|mpich|both]   (default both)
 # NBCGUARD_TTV_PASSES: the passes, in order (default "cold warm"; "warm"
