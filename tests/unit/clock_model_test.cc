@@ -110,5 +110,27 @@ TEST(ClockModel, OffsetOnlyModelDriftsAwayWhileFittedModelDoesNot) {
   EXPECT_LT(std::abs(fitted.ToGlobal(c.Local(t)) - t), 1e-9);
 }
 
+// Ranks of one host read one clock: their offset is constant, and a drift
+// fitted over one calibration's few milliseconds is its noise extrapolated
+// over the run. drift_free fits the offset alone.
+TEST(ClockModel, DriftFreeFitKeepsTheOffsetAndExtrapolatesNoNoise) {
+  SyntheticClock c{2e-6, 0.0};
+  std::vector<OffsetPoint> pts;
+  pts.reserve(10);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> delay(0.2e-6, 1.5e-6);  // asymmetric: offset errors < rtt / 2
+  for (int i = 0; i < 10; ++i)
+    pts.push_back(BestOffset({Exchange(c, 1.0 + 5e-4 * i, delay(rng), delay(rng))}));
+  const ClockFit line = FitClock(pts);
+  const ClockFit flat = FitClock(pts, true);
+  EXPECT_EQ(flat.model.drift(), 0.0);
+  EXPECT_NEAR(flat.model.OffsetAt(c.Local(1.0)), 2e-6, 1e-6);
+  // 60 s later: the drift-free model is still within the offset's error,
+  // the line over 5 ms is not.
+  const double t = 61.0;
+  EXPECT_LT(std::abs(flat.model.ToGlobal(c.Local(t)) - t), 1e-6);
+  EXPECT_GT(std::abs(line.model.ToGlobal(c.Local(t)) - t), 1e-5);
+}
+
 }  // namespace
 }  // namespace nbcguard

@@ -54,6 +54,8 @@ struct ClockFit {
 // Least-squares line through the points, each weighted by 1 / rtt^2 (its
 // error is bounded by rtt / 2), anchored at their weighted mean local time.
 // One point: offset only, drift 0. No points: identity model.
-ClockFit FitClock(const std::vector<OffsetPoint>& points);
+// drift_free: the two clocks are known to run at one rate (ranks on one
+// host read one kernel clock): offset only, their weighted mean, drift 0.
+ClockFit FitClock(const std::vector<OffsetPoint>& points, bool drift_free = false);
 
 }  // namespace nbcguard

@@ -18,7 +18,7 @@ OffsetPoint BestOffset(const std::vector<PingPong>& round) {
   return best;
 }
 
-ClockFit FitClock(const std::vector<OffsetPoint>& points) {
+ClockFit FitClock(const std::vector<OffsetPoint>& points, bool drift_free) {
   ClockFit fit;
   fit.points = static_cast<int>(points.size());
   if (points.empty()) return fit;
@@ -57,7 +57,7 @@ ClockFit FitClock(const std::vector<OffsetPoint>& points) {
     sxx += weight(p) * (p.local - mean_x) * (p.local - mean_x);
     sxy += weight(p) * (p.local - mean_x) * (p.offset - mean_y);
   }
-  const double drift = sxx > 0 ? sxy / sxx : 0.0;
+  const double drift = !drift_free && sxx > 0 ? sxy / sxx : 0.0;
   fit.model = ClockModel(mean_y, drift, mean_x);
 
   double ss = 0;

@@ -139,7 +139,7 @@ void GlobalClock::MeasureAgainst(int server, const SyncOptions& options) {
   }
   const int done = 0;
   CheckMpi(MPI_Send(&done, 1, MPI_INT, server, kTagClockPing, c), "MPI_Send(clock done)");
-  fit_ = FitClock(points_);
+  fit_ = FitClock(points_, one_rate_);
 }
 
 void GlobalClock::Calibrate(const SyncOptions& options) {

@@ -25,6 +25,8 @@ class LocalClock {
   double At(double mono) const;
   // The unmodified monotonic clock (shared by all ranks of one host).
   static double Mono();
+  // The injected rate error (0 unless a clock check asked for one).
+  double injected_drift() const { return drift_; }
 
  private:
   double offset_ = 0, drift_ = 0, mono0_ = 0;
@@ -53,6 +55,11 @@ class GlobalClock {
   double GlobalNow() const { return ToGlobal(LocalNow()); }
   const std::vector<OffsetPoint>& points() const { return points_; }
   const ClockFit& fit() const { return fit_; }
+  // From now on, fit an offset only (drift 0): every rank reads one clock
+  // (one host, no injected drift), so a drift estimated from a short span
+  // would be noise extrapolated over the run.
+  void AssumeOneRate() { one_rate_ = true; }
+  bool one_rate() const { return one_rate_; }
 
  private:
   // Ping-pongs with `server`, whose answers are its global time: appends
@@ -65,6 +72,7 @@ class GlobalClock {
   LocalClock clock_;
   std::vector<OffsetPoint> points_;
   ClockFit fit_;
+  bool one_rate_ = false;
   double last_seconds_ = 0;
 };
 

@@ -99,8 +99,32 @@ void Sync(ModeContext& c, const char* phase, SyncOptions so) {
   c.sync_seconds += LocalClock::Mono() - t0;
 }
 
+namespace {
+
+// True on every rank when all ranks share one host (one kernel clock:
+// CLOCK_MONOTONIC is one clock for every process of a host) and no drift is
+// injected: their clocks can differ by a constant offset only.
+bool OneRate(const ModeContext& c) {
+  MPI_Comm node;
+  CheckMpi(MPI_Comm_split_type(c.comm.get(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+           "MPI_Comm_split_type(shared)");
+  int node_size = 0;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  const bool mine = node_size == c.comm.size() && c.clock.local_clock().injected_drift() == 0;
+  return !c.comm.AnyTrue(!mine);
+}
+
+}  // namespace
+
 void InitialSync(ModeContext& c) {
+  // Ranks on one host: one rate, so no pause is needed to give a drift a
+  // time base (the offset alone is fitted). Otherwise the pause, and the
+  // line is fitted over both calibrations.
+  const bool one_rate = OneRate(c);
+  if (one_rate) c.clock.AssumeOneRate();
   Sync(c, "start", SyncOptions{});
+  if (one_rate) return;
   std::this_thread::sleep_for(std::chrono::duration<double>(c.o.sync_sleep));
   c.sync_seconds += c.o.sync_sleep;
   Sync(c, "start+sleep", SyncOptions{});

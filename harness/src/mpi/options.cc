@@ -31,7 +31,8 @@ void AddPartitionedOptions(CLI::App& app, Options& o) {
 }
 
 void AddClockOptions(CLI::App& app, Options& o) {
-  app.add_option("--sync-sleep", o.sync_sleep, "seconds between the two start calibrations")
+  app.add_option("--sync-sleep", o.sync_sleep,
+                 "seconds between the two start calibrations (skipped when every rank shares one host)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--clock-check-wait", o.clock_check_wait)->check(CLI::NonNegativeNumber);
   app.add_option("--clock-check-skew-rounds", o.clock_check_skew_rounds,
