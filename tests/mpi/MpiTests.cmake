@@ -96,6 +96,13 @@ nbcguard_mpi_test(binding-recorded TIMEOUT 120
           -DPYTHON3=${NBCGUARD_PYTHON3} -DVALIDATE_RESULTS=${NBCGUARD_VALIDATE_RESULTS}
           -P ${CMAKE_CURRENT_LIST_DIR}/check_binding.cmake)
 
+# The stopping rule on the interval of the median (docs/method.md,
+# "Repetitions: a stopping rule"): stops at min when the precision is met,
+# runs to max when it is not (check_stopping.cmake).
+nbcguard_mpi_test(stopping-rule TIMEOUT 180
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/stopping
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/stopping.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_stopping.cmake)
+
 # A node whose ranks need more cores than it has: SKIP with the numbers by
 # default; measured with oversubscribe: allow, every point INVALID
 # (check_oversubscribe.cmake).

@@ -33,9 +33,15 @@ struct CaseSpec {
   std::vector<Deployment> deployments;  // unique, non-empty
   std::vector<double> comm_times;       // target communication times, seconds, ascending, unique
   std::vector<double> comp_times;       // target computation times, seconds, ascending, unique
-  int repetitions = 15;                 // samples per grid point, >= 3
-  std::vector<std::string> labels;      // extra CTest labels (quick, nightly, ...)
-  double timeout = 600;                 // seconds for one test (case x nodes x deployment)
+  int repetitions = 15;                 // samples per grid point, >= 3 (with a stopping rule: the most)
+  // kind overlap, `repetitions: {min, max, precision}`: a point stops after
+  // repetitions_min samples of each kind once every kind's median is known
+  // to +-precision (the 95 % interval's half-width / the median), else at
+  // `repetitions`. precision 0: exactly `repetitions` (an integer was given).
+  int repetitions_min = 15;
+  double precision = 0;
+  std::vector<std::string> labels;  // extra CTest labels (quick, nightly, ...)
+  double timeout = 600;             // seconds for one test (case x nodes x deployment)
   // A reference behaviour replacing the library's progression (ground-truth
   // tests; reference.h). Inactive unless the case has a `reference:` section.
   ReferenceSpec reference;

@@ -148,13 +148,17 @@ void BindImpactJobs(const RawRun& raw, ImpactSetup* impact) {
 
 std::vector<std::string> OverlapJob::LeadingArgs(const JobSetup& s) const {
   const CaseSpec& c = s.test.spec;
-  return {"--mode",        "overlap",
-          "--collective",  c.collective,
-          "--comm",        JoinPrecise(c.comm_times),
-          "--comp",        JoinPrecise(c.comp_times),
-          "--repetitions", std::to_string(c.repetitions),
-          "--threads",     std::to_string(c.threads),
-          "--reserve",     std::to_string(s.plan.reserve)};
+  std::vector<std::string> args = {"--mode",        "overlap",
+                                   "--collective",  c.collective,
+                                   "--comm",        JoinPrecise(c.comm_times),
+                                   "--comp",        JoinPrecise(c.comp_times),
+                                   "--repetitions", std::to_string(c.repetitions),
+                                   "--threads",     std::to_string(c.threads),
+                                   "--reserve",     std::to_string(s.plan.reserve)};
+  if (c.precision > 0)  // the stopping rule: --repetitions is then the most
+    args.insert(args.end(), {"--repetitions-min", std::to_string(c.repetitions_min), "--precision",
+                             JoinPrecise({c.precision})});
+  return args;
 }
 
 std::vector<std::string> OverlapJob::TrailingArgs(const JobSetup& s) const {
@@ -227,6 +231,9 @@ void OverlapJob::Describe(const JobSetup& s, const RawRun& raw, const JobRecord&
   info_ = RunInfo{};
   info_.case_name = c.name;
   info_.case_file = c.file;
+  info_.repetitions = {{"min", c.precision > 0 ? c.repetitions_min : c.repetitions},
+                       {"max", c.repetitions},
+                       {"precision", c.precision}};
   info_.collective = c.collective;
   info_.deployment = ToString(d);
   info_.implementation_label = s.cfg.implementation;

@@ -128,6 +128,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
       {"points", points},
       {"verdict", VerdictJson(v, info.threshold_file)},
   });
+  if (!info.repetitions.is_null()) results["case"]["repetitions"] = info.repetitions;
   return results;
 }
 

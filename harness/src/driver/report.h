@@ -22,6 +22,7 @@ struct RunInfo {
   std::string library_version;  // first line of MPI_Get_library_version
   int nodes = 0;
   int threads = 0;
+  nlohmann::json repetitions;  // {min, max, precision} (case_spec.h); null: not recorded
   std::string threshold_file;
   nlohmann::json launch;          // LaunchRecord: launcher, executable, command, config
   nlohmann::json deployment_env;  // environment set for the deployment

@@ -73,7 +73,7 @@ SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare
                         const std::function<void(int, double*)>& body,
                         const std::function<std::string(int)>& verify,
                         const std::function<double(const std::vector<double>&, int)>& duration, int extra,
-                        int kinds) {
+                        int kinds, const StoppingRule* stop) {
   SampleSet set;
   set.k = k;
   set.extra = extra;
@@ -150,6 +150,7 @@ SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare
     }
     set.durations.push_back(comm_.BcastDouble(d));
     ++kept;
+    if (stop != nullptr && EnoughSamples(set.durations, kinds, *stop)) break;
   }
   return set;
 }

@@ -14,6 +14,7 @@
 #include "gemm.h"
 #include "nbcguard/calibrate.h"
 #include "nbcguard/sentinel.h"
+#include "nbcguard/stopping.h"
 #include "sentinel_probe.h"
 #include "sync_barrier.h"
 
@@ -62,11 +63,13 @@ class Measurer {
   // the body writes that many other values after the stamps (stamps[k ..
   // k + extra)), gathered as they are into `values`. `kinds` interleaved
   // kinds of sample (kind = rep % kinds) each have their own usual wait in
-  // the sentinel's rule.
+  // the sentinel's rule. With `stop`, `reps` is the most and the run ends
+  // as soon as EnoughSamples(durations, kinds, *stop) (stopping.h): every
+  // rank holds the same durations, so every rank ends at the same sample.
   SampleSet Run(int k, int reps, const std::function<void(int)>& prepare,
                 const std::function<void(int, double*)>& body, const std::function<std::string(int)>& verify,
                 const std::function<double(const std::vector<double>&, int k)>& duration, int extra = 0,
-                int kinds = 1);
+                int kinds = 1, const StoppingRule* stop = nullptr);
 
   // Collective. This rank's computation threads (the calling thread is
   // always one): with every rank's, and the job's processes on each node,

@@ -130,6 +130,12 @@ void InitialSync(ModeContext& c) {
   Sync(c, "start+sleep", SyncOptions{});
 }
 
+std::optional<StoppingRule> PointStoppingRule(const ModeContext& c) {
+  if (c.o.precision <= 0) return std::nullopt;
+  return StoppingRule{c.o.repetitions_min > 0 ? c.o.repetitions_min : c.o.repetitions, c.o.repetitions,
+                      c.o.precision};
+}
+
 void BarrierSkew(ModeContext& c, SyncBarrier& barrier, int rounds) {
   json sync = json::array(), mpi = json::array();
   int late = 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "clock_sync.h"
@@ -38,8 +39,12 @@ void WriteContext(ModeContext& c, int thread_level_provided);
 // One clock synchronization (--clock-sync), recorded as a "clock" record of `phase`.
 void Sync(ModeContext& c, const char* phase, SyncOptions so);
 // Start (10 x 100 ping-pongs), a pause so the drift estimate has a time
-// base, then a second calibration: the real-time model extrapolates from both.
+// base, then a second calibration: the real-time model extrapolates from
+// both. Ranks on one host: the first calibration only, offset alone.
 void InitialSync(ModeContext& c);
+// The case's stopping rule (--repetitions-min, --precision); none when the
+// points take exactly --repetitions samples.
+std::optional<StoppingRule> PointStoppingRule(const ModeContext& c);
 // The exit instants of the synchronized barrier and of MPI_Barrier, in the
 // same run, so their skews can be compared.
 void BarrierSkew(ModeContext& c, SyncBarrier& barrier, int rounds);

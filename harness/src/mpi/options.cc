@@ -98,6 +98,13 @@ void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes
   app.add_option("--comm", o.comm_targets, "target communication times (s)")->delimiter(',');
   app.add_option("--comp", o.comp_targets, "target computation times (s)")->delimiter(',');
   app.add_option("--repetitions", o.repetitions)->check(CLI::Range(3, 100000));
+  app.add_option("--repetitions-min", o.repetitions_min,
+                 "overlap mode: samples of each kind a point takes at least (stopping rule)")
+      ->check(CLI::Range(3, 100000));
+  app.add_option("--precision", o.precision,
+                 "overlap mode: a point stops once each kind's median is known to +-this fraction "
+                 "(95 % interval), between --repetitions-min and --repetitions samples")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--threads", o.threads, "OpenMP threads per rank (0 = auto)")->check(CLI::NonNegativeNumber);
   app.add_option("--reserve", o.reserve, "cores per rank kept free of computation")
       ->check(CLI::NonNegativeNumber);

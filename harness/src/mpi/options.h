@@ -23,9 +23,11 @@ struct Options {
   std::string mode = "overlap";
   std::string collective = "ibcast";
   std::vector<double> comm_targets, comp_targets;
-  std::vector<int> sizes;             // passive mode: matrix sizes, one per --comp target
-  std::vector<std::uint64_t> counts;  // bcast-ack mode: ibcast element counts (int32)
-  int repetitions = CaseDefaults().repetitions;
+  std::vector<int> sizes;                        // passive mode: matrix sizes, one per --comp target
+  std::vector<std::uint64_t> counts;             // bcast-ack mode: ibcast element counts (int32)
+  int repetitions = CaseDefaults().repetitions;  // per point; with a precision, the most
+  int repetitions_min = 0;                       // 0: repetitions
+  double precision = 0;                          // the stopping rule's (stopping.h); 0: none
   int threads = CaseDefaults().threads;
   int reserve = 0;
   int calibration_runs = 5;

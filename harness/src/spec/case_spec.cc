@@ -560,13 +560,65 @@ void ParseGrid(const Value& v, CaseSpec& c) {
   yaml_schema::ParseFields(v.node, v.path, GridFields(), v.errors, c);
 }
 
-void ParseRepetitions(const Value& v, CaseSpec& c) {
+void ParseRepetitionCount(const Value& v, int& out) {
   std::optional<long long> n = yaml_schema::ScalarInt(v.node);
   if (n && *n >= kMinRepetitions && *n <= kMaxRepetitions) {
-    c.repetitions = static_cast<int>(*n);
+    out = static_cast<int>(*n);
   } else {
     v.Expected();
   }
+}
+
+// "5%": more than 0 and less than 100 percent, as a fraction.
+void ParsePrecision(const Value& v, CaseSpec& c) {
+  const std::optional<std::string> text = yaml_schema::ScalarText(v.node);
+  if (text && text->size() > 1 && text->back() == '%') {
+    char* end = nullptr;
+    const std::string number = text->substr(0, text->size() - 1);
+    const double p = std::strtod(number.c_str(), &end);
+    if (end == number.c_str() + number.size() && std::isfinite(p) && p > 0 && p < 100) {
+      c.precision = p / 100;
+      return;
+    }
+  }
+  v.Expected();
+}
+
+const std::string kRepetitionCountType =
+    "an integer from " + std::to_string(kMinRepetitions) + " to " + std::to_string(kMaxRepetitions);
+
+const std::vector<Field<CaseSpec>>& RepetitionRuleFields() {
+  static const std::vector<Field<CaseSpec>> fields = {
+      {"min", kRepetitionCountType, Need::kRequired, nullptr, "samples of each kind a point takes at least",
+       [](const Value& v, CaseSpec& c) { ParseRepetitionCount(v, c.repetitions_min); }},
+      {"max", kRepetitionCountType, Need::kRequired, nullptr, "samples of each kind a point takes at most",
+       [](const Value& v, CaseSpec& c) { ParseRepetitionCount(v, c.repetitions); }},
+      {"precision", "a percentage more than 0% and less than 100%, e.g. 5%", Need::kRequired, nullptr,
+       "a point stops once the 95 % interval of each kind's median is within +-precision of it",
+       ParsePrecision},
+  };
+  return fields;
+}
+
+// An integer (that many samples per point), or for kind overlap a stopping
+// rule {min, max, precision} (docs/method.md, "Repetitions: a stopping rule").
+void ParseRepetitions(const Value& v, CaseSpec& c) {
+  if (v.node.IsMap()) {
+    if (c.kind != CaseKind::kOverlap) {
+      v.Fail(v.node, "a stopping rule {min, max, precision} is for kind: overlap only; expected " +
+                         kRepetitionCountType);
+      return;
+    }
+    const std::size_t before = v.errors.size();
+    yaml_schema::ParseFields(v.node, v.path, RepetitionRuleFields(), v.errors, c);
+    if (v.errors.size() == before && c.repetitions_min > c.repetitions)
+      v.Fail(v.node, "min " + std::to_string(c.repetitions_min) + " is more than max " +
+                         std::to_string(c.repetitions) + "; expected min <= max");
+    return;
+  }
+  ParseRepetitionCount(v, c.repetitions);
+  c.repetitions_min = c.repetitions;
+  c.precision = 0;
 }
 
 void ParseLabels(const Value& v, CaseSpec& c) {
@@ -638,8 +690,11 @@ const std::vector<CaseField>& AllCaseFields() {
         ParseGrid},
        kOverlapOnly},
       {{"repetitions",
-        "an integer from " + std::to_string(kMinRepetitions) + " to " + std::to_string(kMaxRepetitions),
-        Need::kOptional, "15", "samples per grid point (kind partitioned: per mechanism)", ParseRepetitions},
+        kRepetitionCountType + ", or (kind overlap) a stopping rule {min: 9, max: 31, precision: 5%}",
+        Need::kOptional, "15",
+        "samples per grid point (kind partitioned: per mechanism); a stopping rule takes each point's "
+        "samples until every kind's median is known to +-precision, between min and max",
+        ParseRepetitions},
        kBoth},
       {{"labels", "a list of labels of lowercase letters, digits, '_' and '-', e.g. [quick]", Need::kOptional,
         "[]", "extra CTest labels (quick, nightly, ...)", ParseLabels},
@@ -801,6 +856,7 @@ std::vector<SchemaKey> CaseSpecSchema() {
   yaml_schema::AppendDocs("grid.", GridFields(), out);
   yaml_schema::AppendDocs("grid.<axis>.", RangeFields(), out);
   yaml_schema::AppendDocs("reference.", ReferenceFields(), out);
+  yaml_schema::AppendDocs("repetitions.", RepetitionRuleFields(), out);
   yaml_schema::AppendDocs("partitioned.", PartitionedFields(), out);
   yaml_schema::AppendDocs("partitioned.partitions.", ByteRangeFields(), out);
   yaml_schema::AppendDocs("progression.", ProgressionFields(), out);

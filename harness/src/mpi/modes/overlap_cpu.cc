@@ -53,6 +53,7 @@ int MeasureCpu(ModeContext& c, Measurer& m, Collective& coll, double target, std
   CheckMpi(coll.Blocking(), "blocking collective (warm-up)");
   const json reading_cost = ReadingCost(c);
   MPI_Request req;
+  const std::optional<StoppingRule> rule = PointStoppingRule(c);
   SampleSet s = m.Run(
       2, kCpuKinds * c.o.repetitions, [&](int rep) { coll.Fill(rep); },
       [&](int rep, double* t) {
@@ -73,7 +74,7 @@ int MeasureCpu(ModeContext& c, Measurer& m, Collective& coll, double target, std
         const std::string wrong = coll.Verify(rep);
         return wrong.empty() || rep % kCpuKinds != kBlocking ? wrong : "blocking twin: " + wrong;
       },
-      Measurer::GlobalSpan, 2, kCpuKinds);
+      Measurer::GlobalSpan, 2, kCpuKinds, rule ? &*rule : nullptr);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
   c.raw.Write(record::kCpu, {{"comm_target", target},
                              {"count", count},

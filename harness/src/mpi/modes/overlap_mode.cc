@@ -202,6 +202,7 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
   std::vector<double> tests;  // MPI_Test calls per overlap sample (poll, thread-*)
   w.team->Prepare(n);
   coll.Resize(count);
+  const std::optional<StoppingRule> rule = PointStoppingRule(c);
   SampleSet s = m.Run(
       4, kKinds * c.o.repetitions,
       [&](int rep) {
@@ -209,7 +210,7 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
       },
       [&](int rep, double* t) { TimeSample(c, coll, w, rep % kKinds, t, &tests); },
       [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll.Verify(rep); },
-      Measurer::GlobalSpan, 0, kKinds);
+      Measurer::GlobalSpan, 0, kKinds, rule ? &*rule : nullptr);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
   c.raw.Write(record::kPoint,
               {{"comm_target", comm_target},
