@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  ccache                            # the presets' builds share their MPI-independent objects (CMakeLists.txt)
   openmpi-bin libopenmpi-dev        # Open MPI 4.1: mpicc.openmpi, mpirun.openmpi
   mpich libmpich-dev                # MPICH 4.0: mpicc.mpich, mpiexec.mpich
   libyaml-cpp-dev                   # case and threshold files
