@@ -150,7 +150,10 @@ SampleSet Measurer::Run(int k, int reps, const std::function<void(int)>& prepare
     }
     set.durations.push_back(comm_.BcastDouble(d));
     ++kept;
-    if (stop != nullptr && EnoughSamples(set.durations, kinds, *stop)) break;
+    if (stop != nullptr && EnoughSamples(set.durations, kinds, *stop)) {
+      set.wanted = kept;  // what the rule asked for: not a point whose tries ran out
+      break;
+    }
   }
   return set;
 }
