@@ -50,10 +50,18 @@ TEST(StoppingRule, AModeratelyNoisyPointStopsBetween) {
   EXPECT_LT(stopped, 301);
 }
 
+// Below 6 samples no interval of the median covers 95 %: a point does not
+// stop there on a narrow spread, whatever min says.
+TEST(StoppingRule, NeverOnFewerSamplesThanA95PercentIntervalNeeds) {
+  const StoppingRule rule{3, 31, 0.5};
+  EXPECT_FALSE(EnoughSamples(Rounds(5, {0.01, 0.01, 0.01}), 3, rule));
+  EXPECT_TRUE(EnoughSamples(Rounds(6, {0.01, 0.01, 0.01}), 3, rule));
+}
+
 // Only after a whole round, and never on a median of 0 or less.
 TEST(StoppingRule, OnlyWholeRoundsAndPositiveMedians) {
   const StoppingRule rule{3, 31, 0.05};
-  std::vector<double> samples = Rounds(5, {0, 0, 0});
+  std::vector<double> samples = Rounds(6, {0, 0, 0});
   EXPECT_TRUE(EnoughSamples(samples, 3, rule));
   samples.push_back(1e-3);
   EXPECT_FALSE(EnoughSamples(samples, 3, rule));

@@ -19,7 +19,8 @@ struct StoppingRule {
 // True when the samples so far are enough: `durations` interleaves `kinds`
 // kinds (sample i is of kind i % kinds); every kind has `max` samples, or
 // every kind has at least `min` and the 95 % confidence interval of its
-// median has a half-width of at most precision x the median. Only ever true
+// median has a half-width of at most precision x the median (never below 6
+// samples of a kind: no interval of fewer reaches 95 %). Only ever true
 // after a whole round (every kind the same count).
 bool EnoughSamples(const std::vector<double>& durations, int kinds, const StoppingRule& rule);
 

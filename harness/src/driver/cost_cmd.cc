@@ -19,8 +19,8 @@ namespace {
 using json = nlohmann::json;
 
 struct Cost {
-  // Seconds: the test's wall time; the harness job's launch, MPI_Init,
-  // MPI_Finalize and exit (the job minus its phases); the overlap job's
+  // Seconds: the test's wall time; the harness job's launch, setup,
+  // MPI_Init, MPI_Finalize and exit (the job minus its phases); the overlap job's
   // phases; the timed samples (every kept sample's span, both jobs); the
   // r_mpi_impact jobs; the confirmation job; the rest (the driver's own
   // work: reading, judging, drawing, writing).
@@ -51,8 +51,10 @@ double Seconds(const json& cost, const char* key) {
   return it != cost.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
-// The sum of the kept samples' spans (first start to last end): the two
-// references and the overlap runs of every measured point.
+// The sum of the kept samples' durations as the ratios use them (the
+// communication reference and the overlap run from the first rank's start
+// to the last rank's end, the computation reference the slowest rank's):
+// the two references and the overlap runs of every valid point.
 double TimedSeconds(const json& results) {
   double sum = 0;
   const auto samples = results.find("samples");
@@ -82,7 +84,7 @@ std::string Row(const std::string& name, const Cost& c) {
   char b[640];
   const double per = c.targets > 0 ? static_cast<double>(c.evaluations) / c.targets : NAN;
   const double duty = c.total > 0 ? 100 * c.timed / c.total : NAN;
-  std::snprintf(b, sizeof(b), "%-40s %7s %6s %5s %6s %6s %6s %6s %6s %6s %5.0f %4d %5.1f  %d/%d/%d",
+  std::snprintf(b, sizeof(b), "%-40s %7s %6s %5s %6s %6s %6s %6s %7s %6s %5.0f %4d %5.1f  %d/%d/%d",
                 name.c_str(), Format(c.total).c_str(), Format(c.launch).c_str(), Format(c.sync).c_str(),
                 Format(c.calibration).c_str(), Format(c.measurement).c_str(), Format(c.timed).c_str(),
                 Format(c.impact).c_str(), Format(c.confirm).c_str(), Format(c.Other()).c_str(), duty,
@@ -99,7 +101,7 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
   std::map<std::string, Cost> per_library;
   Cost all;
   int files = 0;
-  out << "test                                     total s launch  sync  calib  meas.  timed impact confirm other duty% "
+  out << "test                                     total s launch  sync  calib  meas.  timed impact confirm  other duty% "
          "tgts evals  cache hit/stale/miss\n";
   std::vector<std::string> unreadable;
   for (const auto& path : FindResultsFiles(dirs, &missing)) {
@@ -117,7 +119,13 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
     c.sync = Seconds(k, "sync");
     c.calibration = Seconds(k, "calibration");
     c.measurement = Seconds(k, "measurement");
-    c.launch = std::max(0.0, Seconds(k, "harness_job") - c.sync - c.calibration - c.measurement);
+    // Launch (with the harness's setup before its clock sync) is the job
+    // minus its phases; a job that ended before writing them (a failure)
+    // has no launch figure, and its time stays under "other".
+    const bool phases = k.contains("sync") && k["sync"].is_number() && k.contains("calibration") &&
+                        k["calibration"].is_number() && k.contains("measurement") &&
+                        k["measurement"].is_number();
+    if (phases) c.launch = std::max(0.0, Seconds(k, "harness_job") - c.sync - c.calibration - c.measurement);
     c.impact = Seconds(k, "mpi_impact_jobs");
     c.timed = TimedSeconds(j);
     // The confirmation job (confirm/confirmation.json): its cost's total is
@@ -158,7 +166,7 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
   out << "\n";
   for (const auto& [lib, c] : per_library) out << Row("sum " + lib, c) << "\n";
   out << Row("sum", all) << "\n";
-  out << "total: the test's wall time (s); launch: the overlap job's launch, MPI_Init, MPI_Finalize and exit; sync,\n"
+  out << "total: the test's wall time (s); launch: the overlap job's launch, setup, MPI_Init, MPI_Finalize and exit; sync,\n"
          "calib(ration), meas(urement): its phases; timed: the kept samples' spans (both jobs); impact: the\n"
          "r_mpi_impact jobs; confirm: the confirmation job; other: the driver's own work; duty%: timed / total;\n"
          "evals: size evaluations per calibrated target (a cache hit is 1)\n";

@@ -18,6 +18,9 @@ bool EnoughSamples(const std::vector<double>& durations, int kinds, const Stoppi
          i += static_cast<std::size_t>(kinds))
       mine.push_back(durations[i]);
     const Spread s = Summarize(mine, 0.95);
+    // Below 6 samples no interval covers 95 % ([min, max] covers 94 % at
+    // 5): too few to know the median, whatever their spread.
+    if (s.confidence < 0.95 - 1e-12) return false;
     if (!(s.median > 0) || !((s.hi - s.lo) / 2 <= rule.precision * s.median)) return false;
   }
   return true;

@@ -572,9 +572,14 @@ void ParseRepetitionCount(const Value& v, int& out) {
 // "5%": more than 0 and less than 100 percent, as a fraction.
 void ParsePrecision(const Value& v, CaseSpec& c) {
   const std::optional<std::string> text = yaml_schema::ScalarText(v.node);
-  if (text && text->size() > 1 && text->back() == '%') {
+  const std::string number =
+      text && text->size() > 1 && text->back() == '%' ? text->substr(0, text->size() - 1) : "";
+  // Decimal digits and at most one point (strtod alone also takes 0x5, inf, 1e2).
+  if (!number.empty() &&
+      std::all_of(number.begin(), number.end(),
+                  [](char ch) { return (ch >= '0' && ch <= '9') || ch == '.'; }) &&
+      std::count(number.begin(), number.end(), '.') <= 1) {
     char* end = nullptr;
-    const std::string number = text->substr(0, text->size() - 1);
     const double p = std::strtod(number.c_str(), &end);
     if (end == number.c_str() + number.size() && std::isfinite(p) && p > 0 && p < 100) {
       c.precision = p / 100;
