@@ -119,10 +119,12 @@ nbcguard_mpi_test(strategies TIMEOUT 400
 
 # The calibration cache: a second run starts each search at the size the
 # first one found; a third, on a poisoned file, drops the sizes no search
-# wrote and rewrites the file (check_cache.cmake).
+# wrote and rewrites the file; a case sharing one computation target reuses
+# that target's r_mpi_impact rounds only (check_cache.cmake).
 nbcguard_mpi_test(calibration-cache TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/calibration-cache
-          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/cache.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_cache.cmake)
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/cache.yaml -DWIDER=${CMAKE_CURRENT_LIST_DIR}/data/cache-wider.yaml
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_cache.cmake)
 
 # Nightly mode against a baseline whose results.json for the test is
 # unreadable: named with its error, and the test fails

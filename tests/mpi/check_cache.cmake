@@ -9,7 +9,8 @@
 # The r_mpi_impact rounds kept beside the cache (docs/method.md, "r_mpi_impact
 # shared between tests"): the first run measures and keeps them, the second
 # reuses them and says whose they are, the third (--impact-reuse 0) measures
-# its own.
+# its own, and a case with one target in common (WIDER: 1ms and 4ms after
+# 2ms and 4ms) reuses that target's rounds and measures the other.
 file(REMOVE_RECURSE "${OUT}")
 set(cache "${OUT}/calibration-cache")
 
@@ -26,16 +27,34 @@ function(run_once tag)
   set(json "${json}" PARENT_SCOPE)
 endfunction()
 
-# mpi_impact_source of the last run: sets `reused` and `impact_file` ("" when not kept).
+# mpi_impact_source of the last run: sets `reused` (every target's rounds
+# reused), `impact_file` (the first target's kept file, "" when not kept),
+# and per target of 1-9 ms `reused_<ms>` (ON/OFF) and `by_<ms>`.
 macro(impact_source tag)
   string(JSON reused ERROR_VARIABLE e GET "${json}" mpi_impact_source reused)
   if(e)
     message(FATAL_ERROR "${tag} run: results.json has no mpi_impact_source (${e})")
   endif()
-  string(JSON impact_file ERROR_VARIABLE e GET "${json}" mpi_impact_source file)
+  string(JSON impact_file ERROR_VARIABLE e GET "${json}" mpi_impact_source targets 0 file)
   if(e)
     set(impact_file "")
   endif()
+  string(JSON ntargets ERROR_VARIABLE e LENGTH "${json}" mpi_impact_source targets)
+  if(e OR ntargets EQUAL 0)
+    message(FATAL_ERROR "${tag} run: mpi_impact_source has no targets (${e})")
+  endif()
+  math(EXPR tlast "${ntargets} - 1")
+  foreach(i RANGE ${tlast})
+    string(JSON t GET "${json}" mpi_impact_source targets ${i} comp_target)
+    string(REGEX MATCH "^0\\.00([1-9])" _ms "${t}")
+    set(ms "${CMAKE_MATCH_1}")
+    string(JSON reused_${ms} GET "${json}" mpi_impact_source targets ${i} reused)
+    string(JSON by_${ms} ERROR_VARIABLE e GET "${json}" mpi_impact_source targets ${i} measured_by)
+    string(JSON f ERROR_VARIABLE e GET "${json}" mpi_impact_source targets ${i} file)
+    if(NOT e AND NOT EXISTS "${f}")
+      message(FATAL_ERROR "${tag} run: r_mpi_impact rounds at ${t} s said kept in ${f}, which does not exist")
+    endif()
+  endforeach()
 endmacro()
 
 run_once(first)
@@ -216,3 +235,31 @@ if(elapsed GREATER 100)
   message(FATAL_ERROR "poisoned run took ${elapsed} s")
 endif()
 message(STATUS "poisoned run: ${elapsed} s, every poisoned entry dropped and the file rewritten")
+
+# Per target: a case at 1ms and 4ms after this one at 2ms and 4ms takes the
+# 4ms rounds (measured by the first run, which kept them) and measures 1ms.
+if(WIDER AND first_impact_file)
+  execute_process(COMMAND "${DRIVER}" run "${WIDER}" --config "${CONFIG}" --out "${OUT}/wider"
+                          --calibration-cache "${cache}" --no-confirm
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}")
+  if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
+    message(FATAL_ERROR "nbcguard run ${WIDER} failed with exit ${rc}:\n${err}")
+  endif()
+  file(READ "${OUT}/wider/cache-wider/n2/basic/results.json" json)
+  set(reused_1 "")
+  set(reused_4 "")
+  impact_source(wider)
+  if(reused OR NOT reused_4 STREQUAL "ON" OR NOT by_4 STREQUAL "cache n2 basic" OR NOT reused_1 STREQUAL "OFF")
+    message(FATAL_ERROR "wider run: expected 4ms reused from 'cache n2 basic' and 1ms measured; "
+                        "got reused ${reused}, 4ms '${reused_4}' by '${by_4}', 1ms '${reused_1}'")
+  endif()
+  if(NOT out MATCHES "r_mpi_impact: the other targets measured here; rounds reused at 4ms by cache n2 basic")
+    message(FATAL_ERROR "wider run: the report does not say which target's rounds were reused")
+  endif()
+  string(JSON n LENGTH "${json}" mpi_impact)
+  if(NOT n EQUAL 2)
+    message(FATAL_ERROR "wider run: ${n} mpi_impact rows, expected one per target (2)")
+  endif()
+  message(STATUS "wider run: 4ms rounds reused from the first run, 1ms measured")
+endif()

@@ -1,5 +1,7 @@
 #include "nbcguard/impact_store.h"
 
+#include "nbcguard/reduce.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -132,6 +134,46 @@ TEST_F(ImpactStore, NothingIsKeptWithoutRoundsAndAnUnwritableDirectoryIsAnError)
   fs::create_directories(dir_);
   std::ofstream(dir_ / "plain") << "a file";
   EXPECT_NE(StoreImpact(dir_ / "plain" / "impact", "k", Rounds(), "t", 1000), "");
+}
+
+// Rounds 0 and 1 of one target at size `n`: with MPI `with`, without `without` (2 ranks, 1 repetition).
+ImpactMeasurement TwoRounds(double target, int n, double with, double without) {
+  ImpactMeasurement m;
+  for (int round : {0, 1}) {
+    m.passive.push_back(
+        {{"type", "passive"}, {"n", n}, {"comp_target", target}, {"round", round}, {"times", {with, with}}});
+    m.no_mpi[n][round] = {without};
+  }
+  return m;
+}
+
+TEST(ImpactTargets, ATargetsRoundsAreItsRecordsAndTheTimesOfTheirSize) {
+  ImpactMeasurement both = TwoRounds(0.002, 100, 0.0022, 0.002);
+  MergeImpact(&both, TwoRounds(0.004, 300, 0.0048, 0.004));
+  const ImpactMeasurement four = ForTarget(both, 0.004);
+  ASSERT_EQ(four.passive.size(), 2U);
+  for (const json& p : four.passive) EXPECT_EQ(p["comp_target"], 0.004);
+  ASSERT_EQ(four.no_mpi.size(), 1U);
+  EXPECT_EQ(four.no_mpi.begin()->first, 300);
+  EXPECT_TRUE(ForTarget(both, 0.008).passive.empty());
+}
+
+// Two measurements of one size (two targets calibrated alike) and the same
+// round numbers: merged, each record still pairs with its own times without
+// MPI, so the ratios are 1.1 and 1.2, not a mixture.
+TEST(ImpactTargets, MergedMeasurementsNeverPairAcrossEachOther) {
+  ImpactMeasurement merged = TwoRounds(0.002, 100, 0.0022, 0.002);
+  MergeImpact(&merged, TwoRounds(0.004, 100, 0.0048, 0.004));
+  ASSERT_EQ(merged.passive.size(), 4U);
+  ASSERT_EQ(merged.no_mpi.at(100).size(), 4U);
+  std::vector<const json*> passive;
+  for (const json& p : merged.passive) passive.push_back(&p);
+  const auto ratios = ImpactRatiosPerRound(passive, merged.no_mpi, 2);
+  ASSERT_EQ(ratios.size(), 2U);
+  for (double r : ratios.at(0.002)) EXPECT_NEAR(r, 1.1, 1e-9);
+  for (double r : ratios.at(0.004)) EXPECT_NEAR(r, 1.2, 1e-9);
+  EXPECT_EQ(ratios.at(0.002).size(), 2U);
+  EXPECT_EQ(ratios.at(0.004).size(), 2U);
 }
 
 }  // namespace

@@ -4,12 +4,16 @@
 // times: not on the collective. The tests of one CTest run that agree on all
 // of these need it measured once.
 //
-// The first such test measures it (the driver's impact jobs) and stores its rounds in
-// the store directory (beside the calibration cache), one file per key; a
-// later test with the same key within `max_age` seconds reuses them and says
-// so (results.json mpi_impact_source). Never shared: reference behaviours
-// (their library replaces the progression) and the second job that confirms
-// a failure (it must be independent of the first).
+// Each computation target is its own entry: its key is what the jobs share
+// (library build, ranks, deployment, threads, cpus, repetitions per round)
+// and the target. A test looks each of its targets up: the targets found
+// within `max_age` seconds reuse their rounds, the others are measured (the
+// driver's impact jobs, on those targets only) and stored, one file per
+// key, beside the calibration cache. So a test at 2 ms and 4 ms after one
+// at 500 us and 2 ms measures 4 ms only; results.json mpi_impact_source
+// says, per target, whose rounds it used. Never shared: reference
+// behaviours (their library replaces the progression) and the second job
+// that confirms a failure (it must be independent of the first).
 #pragma once
 
 #include <filesystem>
@@ -48,6 +52,15 @@ std::optional<StoredImpact> FindImpact(const std::filesystem::path& dir, const s
 // passive records). Returns the error, empty on success.
 std::string StoreImpact(const std::filesystem::path& dir, const std::string& key,
                         const ImpactMeasurement& rounds, const std::string& test_id, double now);
+
+// The rounds of `m` at computation target `target`: its passive records of
+// that target and the times without MPI of their sizes.
+ImpactMeasurement ForTarget(const ImpactMeasurement& m, double target);
+
+// Adds `part` to `into` with its rounds renumbered after `into`'s last, so
+// rounds of different measurements never pair (a record with MPI and the
+// times without MPI are matched by size and round).
+void MergeImpact(ImpactMeasurement* into, const ImpactMeasurement& part);
 
 // The file of `key` in `dir`: a stable hash of the key (FNV-1a, 64 bits).
 std::filesystem::path ImpactFile(const std::filesystem::path& dir, const std::string& key);

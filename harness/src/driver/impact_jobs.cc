@@ -31,8 +31,7 @@ struct NoMpiLaunch {
 
 class ImpactRounds {
  public:
-  explicit ImpactRounds(const ImpactSetup& s)
-      : s_(s), per_round_(std::max(3, (s.reps + kMinRounds - 1) / kMinRounds)), cdir_(s.dir / "no-mpi") {
+  explicit ImpactRounds(const ImpactSetup& s) : s_(s), per_round_(s.per_round), cdir_(s.dir / "no-mpi") {
     for (int n : s.sizes) list_ += (list_.empty() ? "" : ",") + std::to_string(n);
   }
 
@@ -204,6 +203,8 @@ bool ImpactRounds::Settled() const {
 double RealtimeSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
+
+int ImpactRepsPerRound(int case_reps) { return std::clamp((case_reps + kMinRounds - 1) / kMinRounds, 3, 5); }
 
 ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog) {
   return ImpactRounds(setup).Run(watchdog);

@@ -47,14 +47,14 @@ struct ImpactRuns {
 };
 
 // What the jobs compute and where: `sizes` with their `targets` (seconds),
-// `reps` repetitions over all rounds, files under `dir`, the deployment's
-// environment; left(): seconds left of the case's time.
+// `per_round` repetitions per job (ImpactRepsPerRound), files under `dir`,
+// the deployment's environment; left(): seconds left of the case's time.
 struct ImpactSetup {
   const Config& cfg;
   int nodes = 0, threads = 0;
   std::vector<int> sizes;
   std::vector<double> targets;
-  int reps = 0;
+  int per_round = 0;
   std::filesystem::path dir;
   std::map<std::string, std::string> env;
   std::function<double()> left;
@@ -64,6 +64,14 @@ struct ImpactSetup {
 };
 
 ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog);
+
+// Repetitions per job of the r_mpi_impact rounds for a case of `case_reps`
+// repetitions: a third of them, at least 3 and at most 5. The round is
+// r_mpi_impact's unit (its interval is over rounds, and rounds are added
+// while it is wide), so a case that wants more repetitions for its own
+// ratios (ialltoall-progress: 31) needs no longer impact jobs, and shares
+// them with the cases of 15.
+int ImpactRepsPerRound(int case_reps);
 
 // CLOCK_REALTIME in seconds since the epoch: the jobs' common start instant,
 // and when r_mpi_impact rounds were kept (nbcguard/impact_store.h).

@@ -95,16 +95,45 @@ std::string Built(const std::string& path) {
   return path + "@" + (ec ? std::string("?") : std::to_string(t.time_since_epoch().count()));
 }
 
-// What r_mpi_impact depends on (impact_store.h): the same text means the
-// same measurement. Empty when the test must measure its own: a reference
-// behaviour, or reuse switched off (--impact-reuse 0, the confirming job).
+// What r_mpi_impact depends on besides the computation target
+// (impact_store.h): the same text and target mean the same measurement.
+// Empty when the test must measure its own: a reference behaviour, or reuse
+// switched off (--impact-reuse 0, the confirming job).
 std::string ImpactKey(const JobSetup& s, const ImpactSetup& impact) {
   if (s.test.spec.reference.active() || !(s.ro.impact_reuse > 0)) return "";
   return "implementation=" + s.cfg.implementation + " harness=" + Built(s.cfg.harness) +
          " compute=" + Built(s.cfg.compute) + " nodes=" + std::to_string(impact.nodes) +
          " threads=" + std::to_string(impact.threads) + " deployment=" + CacheDeployment(s) +
          " thread_cpus=" + impact.thread_cpus + " process_cpus=" + impact.process_cpus +
-         " targets=" + JoinPrecise(impact.targets) + " repetitions=" + std::to_string(impact.reps);
+         " repetitions_per_round=" + std::to_string(impact.per_round);
+}
+
+std::string ImpactTargetKey(const std::string& key, double target) {
+  return key.empty() ? key : key + " target=" + Precise(target);
+}
+
+// mpi_impact_source of a test whose targets' sources are `targets`: reused
+// when every target's rounds were, then by whom and how long before.
+json ImpactSource(const json& targets) {
+  json out = {{"reused", !targets.empty()}, {"targets", targets}};
+  std::vector<std::string> by;
+  double age = 0;
+  for (const json& t : targets) {
+    if (!t["reused"].get<bool>()) {
+      out["reused"] = false;
+      continue;
+    }
+    const std::string who = t["measured_by"];
+    if (std::find(by.begin(), by.end(), who) == by.end()) by.push_back(who);
+    age = std::max(age, t["age_s"].get<double>());
+  }
+  if (out["reused"].get<bool>()) {
+    std::string joined;
+    for (const std::string& b : by) joined += (joined.empty() ? "" : ", ") + b;
+    out["measured_by"] = joined;
+    out["age_s"] = age;
+  }
+  return out;
 }
 
 // The case restricted to the grid points `at` (their comm times x their
@@ -178,7 +207,7 @@ WatchShape OverlapJob::Shape(const JobSetup& s) const {
 std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw, Watchdog* watchdog) {
   for (const json* t : RecordsOfType(*raw, record::kThreads)) threads_ = (*t)["threads"];
   for (const json* ph : RecordsOfType(*raw, record::kPhaseTimes)) phase_times_ = *ph;
-  ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, s.test.spec.repetitions,
+  ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, ImpactRepsPerRound(s.test.spec.repetitions),
                      s.dir, s.plan.env,   s.left,   {}, {}};
   BindImpactJobs(*raw, &impact);
   for (const json* p : RecordsOfType(*raw, record::kCompCalibration)) {
@@ -191,30 +220,55 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw
     const std::string cache_dir = CalibrationCacheDir(s);
     const fs::path store = cache_dir.empty() ? fs::path() : fs::path(cache_dir) / "impact";
     const std::string key = store.empty() ? std::string() : ImpactKey(s, impact);
-    std::string note;
-    std::optional<StoredImpact> found;
-    if (!key.empty()) found = FindImpact(store, key, s.ro.impact_reuse, RealtimeSeconds(), &note);
-    if (!note.empty()) std::cout << "note: " << note << "\n";
-    if (found) {
-      no_mpi_ = found->rounds.no_mpi;
-      for (json& p : found->rounds.passive) raw->records.push_back(p);
-      impact_source_ = found->source;
-      impact_source_["reused"] = true;
-    } else {
-      ImpactRuns runs = RunImpact(impact, watchdog);
-      no_mpi_error_ = runs.error;
-      no_mpi_ = runs.no_mpi;
-      exit_hangs_ = runs.exit_hangs;
-      for (json& p : runs.passive) raw->records.push_back(p);
-      impact_source_ = {{"reused", false}};
-      if (!key.empty() && runs.error.empty()) {
-        if (const std::string e =
-                StoreImpact(store, key, {runs.passive, runs.no_mpi}, s.test.Id(), RealtimeSeconds());
-            !e.empty())
-          std::cout << "note: r_mpi_impact not kept for later tests: " << e << "\n";
-        else impact_source_["file"] = ImpactFile(store, key).string();
+    // Per target: the stored rounds when there are, else measured below.
+    ImpactMeasurement rounds;
+    json targets = json::array();
+    ImpactSetup missing = impact;
+    missing.sizes.clear();
+    missing.targets.clear();
+    for (std::size_t i = 0; i < impact.targets.size(); ++i) {
+      const std::string tkey = ImpactTargetKey(key, impact.targets[i]);
+      std::string note;
+      std::optional<StoredImpact> found;
+      if (!tkey.empty()) found = FindImpact(store, tkey, s.ro.impact_reuse, RealtimeSeconds(), &note);
+      if (!note.empty()) std::cout << "note: " << note << "\n";
+      if (found) {
+        MergeImpact(&rounds, found->rounds);
+        json src = found->source;
+        src["comp_target"] = impact.targets[i];
+        src["reused"] = true;
+        targets.push_back(src);
+      } else {
+        missing.sizes.push_back(impact.sizes[i]);
+        missing.targets.push_back(impact.targets[i]);
       }
     }
+    if (!missing.targets.empty()) {
+      ImpactRuns runs = RunImpact(missing, watchdog);
+      no_mpi_error_ = runs.error;
+      exit_hangs_ = runs.exit_hangs;
+      const ImpactMeasurement measured{runs.passive, runs.no_mpi};
+      for (double target : missing.targets) {
+        json src = {{"comp_target", target}, {"reused", false}};
+        const std::string tkey = ImpactTargetKey(key, target);
+        if (!tkey.empty() && runs.error.empty()) {
+          if (const std::string e =
+                  StoreImpact(store, tkey, ForTarget(measured, target), s.test.Id(), RealtimeSeconds());
+              !e.empty())
+            std::cout << "note: r_mpi_impact at " << FormatDuration(target)
+                      << " not kept for later tests: " << e << "\n";
+          else src["file"] = ImpactFile(store, tkey).string();
+        }
+        targets.push_back(src);
+      }
+      MergeImpact(&rounds, measured);
+    }
+    no_mpi_ = rounds.no_mpi;
+    for (json& p : rounds.passive) raw->records.push_back(p);
+    std::sort(targets.begin(), targets.end(), [](const json& a, const json& b) {
+      return a["comp_target"].get<double>() < b["comp_target"].get<double>();
+    });
+    impact_source_ = ImpactSource(targets);
   }
   impact_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return no_mpi_error_;
@@ -282,6 +336,15 @@ void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* resu
         << FormatDuration(impact_source_["age_s"].get<double>())
         << " before (same library build, ranks, deployment, threads, cpus and computation targets; "
            "--impact-reuse 0 measures them in every test)\n";
+  } else if (impact_source_.is_object()) {
+    std::string reused;
+    for (const json& t : impact_source_["targets"])
+      if (t["reused"].get<bool>())
+        reused += (reused.empty() ? "" : ", ") + FormatDuration(t["comp_target"].get<double>()) + " by " +
+                  t["measured_by"].get<std::string>();
+    if (!reused.empty())
+      out << "r_mpi_impact: the other targets measured here; rounds reused at " << reused
+          << " (--impact-reuse 0 measures them in every test)\n";
   }
   // The tool's own cost (nbcguard cost): the overlap job's phases (rank 0's
   // clock), the job as launched, the r_mpi_impact jobs, and the whole test.

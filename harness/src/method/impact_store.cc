@@ -1,5 +1,6 @@
 #include "nbcguard/impact_store.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -63,6 +64,30 @@ bool PassiveRecordOk(const json& p) {
 }
 
 }  // namespace
+
+ImpactMeasurement ForTarget(const ImpactMeasurement& m, double target) {
+  ImpactMeasurement out;
+  for (const json& p : m.passive) {
+    if (!p.contains("comp_target") || p["comp_target"].get<double>() != target) continue;
+    out.passive.push_back(p);
+    const int n = p["n"];
+    if (auto it = m.no_mpi.find(n); it != m.no_mpi.end()) out.no_mpi[n] = it->second;
+  }
+  return out;
+}
+
+void MergeImpact(ImpactMeasurement* into, const ImpactMeasurement& part) {
+  int offset = 0;
+  for (const json& p : into->passive) offset = std::max(offset, p.value("round", 0) + 1);
+  for (const auto& [n, rounds] : into->no_mpi)
+    if (!rounds.empty()) offset = std::max(offset, rounds.rbegin()->first + 1);
+  for (json p : part.passive) {
+    p["round"] = p.value("round", 0) + offset;
+    into->passive.push_back(std::move(p));
+  }
+  for (const auto& [n, rounds] : part.no_mpi)
+    for (const auto& [round, times] : rounds) into->no_mpi[n][round + offset] = times;
+}
 
 std::optional<StoredImpact> FindImpact(const fs::path& dir, const std::string& key, double max_age,
                                        double now, std::string* note) {
