@@ -141,15 +141,22 @@ nbcguard_mpi_test(full-disk TIMEOUT 240
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_full_disk.cmake)
 set_property(TEST ${_impl}.mpi.full-disk PROPERTY SKIP_REGULAR_EXPRESSION "full-disk SKIPPED")
 # A rank that dies, and a rank that hangs, at the second grid point: a clear
-# failure within the timeout, completed points kept in results.json.
+# failure within the timeout, completed points kept in results.json. The
+# hang's 25 s timeout leaves the driver 15 s (10 s are kept for the report),
+# several times what the first point takes.
 nbcguard_mpi_test(failed-rank TIMEOUT 120
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/fault-exit
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=exit -DTIMEOUT=90
           "-DEXPECT=harness failed" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)
 nbcguard_mpi_test(hung-rank TIMEOUT 120
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/fault-hang
-          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=hang -DTIMEOUT=40
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/fault.yaml -DFAULT=hang -DTIMEOUT=25
           "-DEXPECT=did not finish within" -P ${CMAKE_CURRENT_LIST_DIR}/check_fault.cmake)
+# A launch of the computation without MPI slower than its start margin is
+# run again with 2 s, and r_mpi_impact still measured (check_late_launch.cmake).
+nbcguard_mpi_test(late-launch TIMEOUT 240
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/late-launch
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_late_launch.cmake)
 # A rank that hangs after the last record (in MPI_Finalize, say): killed
 # after NBCGUARD_EXIT_GRACE, the complete run judged (check_exit_hang.cmake).
 nbcguard_mpi_test(hang-at-exit TIMEOUT 120

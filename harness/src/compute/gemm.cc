@@ -128,7 +128,12 @@ namespace {
 constexpr double kSpinBefore = 0.1;  // seconds
 }  // namespace
 
-double BlockSlot(int reps, double target) { return (reps + 3) * 3 * target + 0.05 + kSpinBefore; }
+double BlockSlot(int reps, double target) {
+  // 3x the warm-up (3 runs, at least 20 ms) and the repetitions, and 30 ms
+  // for the processes' clocks and wake-ups. The next block's processes are
+  // warm: they computed until shortly before it, and spin the rest.
+  return 3 * (std::max(3 * target, 20e-3) + reps * target) + 30e-3;
+}
 
 std::vector<double> RunFromInstant(ComputeTeam& team, int reps, double start,
                                    const std::function<double()>& now, bool* late) {

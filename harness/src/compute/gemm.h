@@ -66,8 +66,9 @@ class ComputeTeam {
 // repetition's wall time; *late is set when `start` had already passed.
 std::vector<double> RunFromInstant(ComputeTeam& team, int reps, double start,
                                    const std::function<double()>& now, bool* late);
-// A generous time slot for one such block of a computation calibrated to
-// `target` seconds (allows 3x contention), so blocks of successive sizes can
+// A time slot for one such block of a computation calibrated to `target`
+// seconds (allows 3x contention: a process slower than that is late for
+// the next block, which the caller sees), so blocks of successive sizes can
 // be given start instants in advance.
 double BlockSlot(int reps, double target);
 // CLOCK_REALTIME in seconds: agreed between processes that share no MPI.

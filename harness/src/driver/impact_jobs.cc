@@ -20,7 +20,7 @@ namespace {
 
 constexpr int kMinRounds = 3, kMaxRounds = 9;
 constexpr double kSpread = 1.2;
-constexpr double kFirstMargin = 2.0, kMaxMargin = 16.0;
+constexpr double kFirstMargin = 2.0, kMinMargin = 0.2, kMaxMargin = 16.0, kMarginPad = 0.1;
 
 // One launch of the computation without MPI: per size, each process's times.
 struct NoMpiLaunch {
@@ -31,7 +31,13 @@ struct NoMpiLaunch {
 
 class ImpactRounds {
  public:
-  explicit ImpactRounds(const ImpactSetup& s) : s_(s), per_round_(s.per_round), cdir_(s.dir / "no-mpi") {
+  explicit ImpactRounds(const ImpactSetup& s)
+      : s_(s),
+        per_round_(s.per_round),
+        cdir_(s.dir / "no-mpi"),
+        start_margin_(s.launch_seconds > 0
+                          ? std::clamp(s.launch_seconds + kMarginPad, kMinMargin, kFirstMargin)
+                          : kFirstMargin) {
     for (int n : s.sizes) list_ += (list_.empty() ? "" : ",") + std::to_string(n);
   }
 
@@ -52,8 +58,8 @@ class ImpactRounds {
   const ImpactSetup& s_;
   const int per_round_;
   const fs::path cdir_;
+  double start_margin_;
   std::string list_;
-  double start_margin_ = kFirstMargin;
   ImpactRuns out_;
 };
 
@@ -150,7 +156,7 @@ void ImpactRounds::WithoutMpi(int round) {
   int behind_retries = 0;
   for (double margin = start_margin_;;) {
     if (!Launch(rdir, margin, &launch)) return;
-    start_margin_ = std::clamp(3 * (margin - launch.slack) + 0.25, 0.5, kFirstMargin);
+    start_margin_ = std::clamp(2 * (margin - launch.slack) + kMarginPad, kMinMargin, kFirstMargin);
     if (!launch.late) break;
     // Every process was ready in time, yet one missed a later size's
     // instant: it computed more than 3 times slower than calibrated

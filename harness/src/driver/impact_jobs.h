@@ -14,15 +14,18 @@
 // and the case's time allows: more repetitions where the noise is high.
 //
 // The processes without MPI start at one CLOCK_REALTIME instant, set a
-// margin ahead of the launch. The first job uses 2 s; each job reports how
-// long before the instant its processes were ready, and the next margin is
-// three times the launcher's start-up time so measured plus 0.25 s (0.5 to
-// 2 s): on an idle node the launcher needs about 0.1 s, and 2 s per round
-// was most of a short test's time. A job whose process was late anyway is
-// run again with 2 s, then twice that each time up to 16 s, before it
-// counts as a failure; one that started in time but fell behind a later
-// size's instant is run once more with the same margin, then fails (no
-// margin helps a machine that slow).
+// margin ahead of the launch. The first job's margin is what the overlap
+// job took beyond its own phases (its launch, MPI_Init and MPI_Finalize:
+// more than a launch of a program without MPI needs) plus 0.1 s, or 2 s
+// when that is unknown; each job reports how long before the instant its
+// processes were ready, and the next margin is twice the launcher's
+// start-up time so measured plus 0.1 s (0.2 to 2 s). On an idle node
+// mpirun starts a program without MPI in about 0.05 s, and the fixed 2 s
+// and 0.5 s margins were most of a round's 1.3-1.9 s. A job whose process
+// was late anyway is run again with 2 s, then twice that each time up to
+// 16 s, before it counts as a failure; one that started in time but fell
+// behind a later size's instant is run once more with the same margin,
+// then fails (no margin helps a machine that slow).
 #pragma once
 
 #include <filesystem>
@@ -58,6 +61,8 @@ struct ImpactSetup {
   std::filesystem::path dir;
   std::map<std::string, std::string> env;
   std::function<double()> left;
+  // The overlap job's wall time minus its phases (0: unknown).
+  double launch_seconds = 0;
   // Where the overlap job's computation ran (RankCpusArg, binding.h): both
   // kinds of job bind theirs the same way; empty when it was left unbound.
   std::string thread_cpus, process_cpus;

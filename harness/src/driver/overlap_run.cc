@@ -204,12 +204,15 @@ WatchShape OverlapJob::Shape(const JobSetup& s) const {
           static_cast<int>(c.comp_times.size() * c.comm_times.size())};
 }
 
-std::string OverlapJob::MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw, Watchdog* watchdog) {
+std::string OverlapJob::MoreJobs(const JobSetup& s, double harness_seconds, bool harness_ok, RawRun* raw,
+                                 Watchdog* watchdog) {
   for (const json* t : RecordsOfType(*raw, record::kThreads)) threads_ = (*t)["threads"];
   for (const json* ph : RecordsOfType(*raw, record::kPhaseTimes)) phase_times_ = *ph;
   ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, ImpactRepsPerRound(s.test.spec.repetitions),
                      s.dir, s.plan.env,   s.left,   {}, {}};
   BindImpactJobs(*raw, &impact);
+  if (phase_times_.is_object() && phase_times_.contains("total") && phase_times_["total"].is_number())
+    impact.launch_seconds = harness_seconds - phase_times_["total"].get<double>();
   for (const json* p : RecordsOfType(*raw, record::kCompCalibration)) {
     if (!(*p)["converged"].get<bool>()) continue;
     impact.sizes.push_back((*p)["size"]);

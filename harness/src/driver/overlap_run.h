@@ -16,7 +16,8 @@ class OverlapJob : public JobKind {
   std::vector<std::string> LeadingArgs(const JobSetup& s) const override;
   std::vector<std::string> TrailingArgs(const JobSetup& s) const override;
   WatchShape Shape(const JobSetup& s) const override;
-  std::string MoreJobs(const JobSetup& s, bool harness_ok, RawRun* raw, Watchdog* watchdog) override;
+  std::string MoreJobs(const JobSetup& s, double harness_seconds, bool harness_ok, RawRun* raw,
+                       Watchdog* watchdog) override;
   void Reduce(const RawRun& raw) override { red_ = nbcguard::Reduce(raw, no_mpi_); }
   std::string ConformanceError() const override { return red_.conformance_error; }
   Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,

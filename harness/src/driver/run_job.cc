@@ -173,7 +173,7 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
     return out;
   }
   std::string harness_error = HarnessError(hr, test, kind);
-  const std::string more_error = kind.MoreJobs(s, harness_error.empty(), &raw, &watchdog);
+  const std::string more_error = kind.MoreJobs(s, hr.seconds, harness_error.empty(), &raw, &watchdog);
   if (harness_error.empty()) harness_error = InterruptedError();  // during the jobs after the harness
   watchdog.Stop();
   kind.Reduce(raw);

@@ -110,8 +110,12 @@ class JobKind {
   virtual std::vector<std::string> TrailingArgs(const JobSetup&) const { return {}; }
   virtual WatchShape Shape(const JobSetup& s) const = 0;
   // Jobs after the harness's (overlap: r_mpi_impact), when the harness ran
-  // through; their records join `raw`. Returns an error that fails the test.
-  virtual std::string MoreJobs(const JobSetup&, bool /*harness_ok*/, RawRun*, Watchdog*) { return ""; }
+  // through (in `harness_seconds` of wall time); their records join `raw`.
+  // Returns an error that fails the test.
+  virtual std::string MoreJobs(const JobSetup&, double /*harness_seconds*/, bool /*harness_ok*/, RawRun*,
+                               Watchdog*) {
+    return "";
+  }
   virtual void Reduce(const RawRun& raw) = 0;
   virtual std::string ConformanceError() const = 0;
   virtual Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,
