@@ -209,7 +209,7 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, double harness_seconds, bool
   for (const json* t : RecordsOfType(*raw, record::kThreads)) threads_ = (*t)["threads"];
   for (const json* ph : RecordsOfType(*raw, record::kPhaseTimes)) phase_times_ = *ph;
   ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, ImpactRepsPerRound(s.test.spec.repetitions),
-                     s.dir, s.plan.env,   s.left,   {}, {}};
+                     s.dir, s.plan.env,   s.left,   0,  {}, {}};
   BindImpactJobs(*raw, &impact);
   if (phase_times_.is_object() && phase_times_.contains("total") && phase_times_["total"].is_number())
     impact.launch_seconds = harness_seconds - phase_times_["total"].get<double>();
