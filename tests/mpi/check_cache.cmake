@@ -14,15 +14,12 @@
 file(REMOVE_RECURSE "${OUT}")
 set(cache "${OUT}/calibration-cache")
 
+include(${CMAKE_CURRENT_LIST_DIR}/run_driver.cmake)
+
 function(run_once tag)
-  execute_process(COMMAND "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}/${tag}"
-                          --calibration-cache "${cache}" --no-confirm ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${out}")
+  nbcguard_run("nbcguard run (${tag})" "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}/${tag}"
+               --calibration-cache "${cache}" --no-confirm ${ARGN})
   set(out "${out}" PARENT_SCOPE)
-  if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
-    message(FATAL_ERROR "nbcguard run failed with exit ${rc}:\n${err}")
-  endif()
   file(READ "${OUT}/${tag}/cache/n2/basic/results.json" json)
   set(json "${json}" PARENT_SCOPE)
 endfunction()
@@ -239,13 +236,8 @@ message(STATUS "poisoned run: ${elapsed} s, every poisoned entry dropped and the
 # Per target: a case at 1ms and 4ms after this one at 2ms and 4ms takes the
 # 4ms rounds (measured by the first run, which kept them) and measures 1ms.
 if(WIDER AND first_impact_file)
-  execute_process(COMMAND "${DRIVER}" run "${WIDER}" --config "${CONFIG}" --out "${OUT}/wider"
-                          --calibration-cache "${cache}" --no-confirm
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${out}")
-  if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
-    message(FATAL_ERROR "nbcguard run ${WIDER} failed with exit ${rc}:\n${err}")
-  endif()
+  nbcguard_run("nbcguard run ${WIDER}" "${DRIVER}" run "${WIDER}" --config "${CONFIG}" --out "${OUT}/wider"
+               --calibration-cache "${cache}" --no-confirm)
   file(READ "${OUT}/wider/cache-wider/n2/basic/results.json" json)
   set(reused_1 "")
   set(reused_4 "")

@@ -21,13 +21,9 @@ include(${CMAKE_CURRENT_LIST_DIR}/second_job.cmake)
 find_program(BASH bash REQUIRED)
 set(dir "${OUT}/e2e/n2/basic")
 file(REMOVE_RECURSE "${OUT}")
-execute_process(COMMAND "${BASH}" "${CMAKE_CURRENT_LIST_DIR}/disturb.sh" "${dir}" 3
-                        "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}"
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}")
-if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
-  message(FATAL_ERROR "nbcguard run under load failed with exit ${rc}:\n${err}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/run_driver.cmake)
+nbcguard_run("nbcguard run under load" "${BASH}" "${CMAKE_CURRENT_LIST_DIR}/disturb.sh" "${dir}" 3
+             "${DRIVER}" run "${CASE}" --config "${CONFIG}" --out "${OUT}")
 if(NOT out MATCHES "disturb: 3 busy processes started")
   message(FATAL_ERROR "the load was never started: the run ended before its communication calibration")
 endif()

@@ -6,6 +6,7 @@
 # kind runs to max (7). results.json records the rule each time, and the
 # sentinel counts a point that stopped early as complete (kept = wanted).
 #   cmake -DDRIVER=... -DCONFIG=... -DOUT=... -DCASE=<stopping.yaml> -P check_stopping.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/run_driver.cmake)
 file(REMOVE_RECURSE "${OUT}")
 file(READ "${CASE}" text)
 
@@ -15,12 +16,7 @@ function(check_counts tag rule want_min want_max lo hi)
   set(case "${OUT}/${tag}.yaml")
   string(REGEX REPLACE "repetitions: [^\n]*" "repetitions: ${rule}" body "${text}")
   file(WRITE "${case}" "${body}")
-  execute_process(COMMAND "${DRIVER}" run "${case}" --config "${CONFIG}" --out "${OUT}/${tag}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  message("${out}")
-  if(NOT rc EQUAL 0 AND NOT rc EQUAL 1 AND NOT rc EQUAL 5)
-    message(FATAL_ERROR "${tag}: nbcguard run failed with exit ${rc}:\n${err}")
-  endif()
+  nbcguard_run("${tag}: nbcguard run" "${DRIVER}" run "${case}" --config "${CONFIG}" --out "${OUT}/${tag}")
   file(READ "${OUT}/${tag}/stopping/n2/basic/results.json" json)
   string(JSON min GET "${json}" case repetitions min)
   string(JSON max GET "${json}" case repetitions max)
