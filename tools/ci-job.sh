@@ -5,7 +5,8 @@
 #   bash tools/ci-job.sh nightly <openmpi|mpich>   the nightly tier through the
 #       CTest dashboard script, each test also compared with the baseline
 #       (the last good night), then the whole run compared with it
-# Both write build/<mpi>/report/: junit.xml, metrics.txt (OpenMetrics),
+# Both write build/<mpi>/report/: junit.xml (each failure's and skip's reason
+# in its message), metrics.txt (OpenMetrics),
 # summary.md, index.html (+ heat-maps beside each results.json); nightly adds
 # regressions.md and history.txt / history.json (the results history's check). The exit code is the tests' (and the comparison's).
 set -uo pipefail
@@ -127,7 +128,10 @@ case "$kind" in
 esac
 
 if [ -f "$report/junit.xml" ]; then
-  bash tools/inconclusive-tests.sh "$report/junit.xml" > "$report/inconclusive.txt" || status=1
+  # Each failed or skipped test's reason into its `message`, where GitLab's
+  # test report shows it (CTest writes a generic word there).
+  nbcguard junit "$report/junit.xml" || status=1
+  nbcguard junit --list inconclusive "$report/junit.xml" > "$report/inconclusive.txt" || status=1
   n=$(wc -l < "$report/inconclusive.txt")
   if [ "$n" -gt 0 ]; then
     echo "ci-job: $n test(s) INCONCLUSIVE, undecided and not passed (NBCGUARD_INCONCLUSIVE=$policy):"

@@ -11,6 +11,7 @@ packages=(
   mpich libmpich-dev                # MPICH 4.0: mpicc.mpich, mpiexec.mpich
   libyaml-cpp-dev                   # case and threshold files
   nlohmann-json3-dev                # results.json
+  libpugixml-dev                    # nbcguard junit: reasons into the JUnit files CTest writes
   libcli11-dev                      # command lines of the driver and harness
   libgtest-dev                      # unit tests
   python3-jsonschema                # tools/validate-results.py: results.json against its JSON Schema (tests)

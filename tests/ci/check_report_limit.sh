@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tools/ci-job.sh runs the commands that read results (summary, compare,
-# history) under NBCGUARD_REPORT_TIMEOUT. Here every one of them hangs (a
+# tools/ci-job.sh runs the commands that read what the tests left (junit,
+# summary, compare, history) under NBCGUARD_REPORT_TIMEOUT. Here every one of them hangs (a
 # driver that only sleeps): the job must end soon after the limit, name the
 # command that did not finish, and fail.
 #   bash check_report_limit.sh <source dir> <scratch dir>
@@ -9,7 +9,7 @@ src=${1:?source dir}
 work=${2:?scratch dir}
 rm -rf "$work"
 mkdir -p "$work/tools" "$work/build/fake/harness" "$work/build/fake/results"
-cp "$src/tools/ci-job.sh" "$src/tools/inconclusive-tests.sh" "$work/tools/"
+cp "$src/tools/ci-job.sh" "$work/tools/"
 printf '#!/bin/sh\nexec sleep 1000\n' > "$work/build/fake/harness/nbcguard"
 chmod +x "$work/build/fake/harness/nbcguard"
 # One CTest test, which leaves a results directory for the reports to read.
@@ -23,9 +23,11 @@ rc=$?
 elapsed=$(( $(date +%s) - start ))
 printf '%s\n' "$out"
 fail=0
-if ! grep -q "ci-job: nbcguard summary did not finish within 1 s" <<<"$out"; then
-  echo "FAIL: the job does not name the summary that did not finish"; fail=1
-fi
+for command in junit summary; do
+  if ! grep -q "ci-job: nbcguard $command did not finish within 1 s" <<<"$out"; then
+    echo "FAIL: the job does not name the $command that did not finish"; fail=1
+  fi
+done
 if [ "$rc" -eq 0 ]; then
   echo "FAIL: the job passed although its report commands never finished"; fail=1
 fi

@@ -39,6 +39,17 @@ expect(2 "frobnicate" frobnicate)
 expect(2 "--bogus" run --bogus "${WORK}/one.yaml")
 expect(2 "a command is required")
 expect(0 "Usage" --help)
+# --version: the version (the build's MPI library when its config is found).
+expect(0 "nbcguard ${VERSION}" --version)
+expect(0 "config: none found" --config "${WORK}/no-such-config.json" --version)
+# run's output levels exclude each other.
+expect(2 "excludes" run --quiet --verbose "${WORK}/one.yaml")
+expect(2 "excludes" run --quiet --ctest "${WORK}/one.yaml")
+# Nothing to read is a usage error, the same for every reading command.
+file(MAKE_DIRECTORY "${WORK}/empty-run")
+expect(2 "no readable results.json" envelope "${WORK}/empty-run")
+expect(2 "no results.json" cost "${WORK}/empty-run")
+expect(2 "no results.json" summary "${WORK}/empty-run")
 expect(2 "nan" run --timeout nan "${WORK}/one.yaml")
 expect(2 "at most 604800" run --timeout 1e300 "${WORK}/one.yaml")
 

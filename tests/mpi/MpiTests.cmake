@@ -68,6 +68,11 @@ nbcguard_mpi_test(end-to-end TIMEOUT 300
 # twice): reported as skipped, not as passed.
 set_property(TEST ${_impl}.mpi.end-to-end PROPERTY SKIP_REGULAR_EXPRESSION "end-to-end INCONCLUSIVE")
 
+# The same case with --quiet: only outcome lines, results.json in full.
+nbcguard_mpi_test(quiet-output TIMEOUT 120
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/quiet
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_quiet.cmake)
+
 # A load started during the run (three busy processes on the two cores):
 # every point the gates refuse is measured again; none is read as overlap
 # (check_disturbed.cmake).

@@ -75,6 +75,30 @@ TEST(OpenMetricsTest, CpuBusyOncePerCommunicationRow) {
   EXPECT_EQ(Render({Results("openmpi", true)}).find("cpu_busy"), std::string::npos);
 }
 
+// Each median has its interval's bounds beside it, under the same labels;
+// a median without an interval has no bounds written.
+TEST(OpenMetricsTest, IntervalBoundsBesideEachMedian) {
+  json r = Results("mpich", true);
+  r["points"][0]["r_overhead"] = {{"median", 0.8}, {"ci_lo", 0.74}, {"ci_hi", 0.91}};
+  r["points"][0]["collective_speed"] = {{"time_s", {{"median", 2e-3}, {"ci_lo", 1.9e-3}, {"ci_hi", 2.2e-3}}}};
+  const std::string text = Render({r});
+  const std::string point =
+      "{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\",comm=\"500us\",comp=\"500us\"}";
+  EXPECT_NE(text.find("nbcguard_mpich_r_overhead" + point + " 0.8\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("nbcguard_mpich_r_overhead_ci_low" + point + " 0.74\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("nbcguard_mpich_r_overhead_ci_high" + point + " 0.91\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("nbcguard_mpich_collective_time_seconds_ci_high" + point + " 0.0022\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE nbcguard_mpich_r_overhead_ci_low gauge\n"), std::string::npos);
+  // Point 1 (2ms x 500us) has a median only.
+  EXPECT_NE(text.find("comm=\"2ms\",comp=\"500us\"} 3.5\n"), std::string::npos) << text;
+  EXPECT_EQ(
+      text.find("ci_low{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\",comm=\"2ms\""),
+      std::string::npos)
+      << text;
+}
+
 TEST(OpenMetricsTest, FamiliesAreContiguousAndLibrariesNeverShareAName) {
   const std::string text =
       Render({Results("openmpi", true), Results("mpich", true), Results("openmpi", true)});

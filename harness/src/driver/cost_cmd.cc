@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "nbcguard/driver_common.h"
 #include "nbcguard/results_io.h"
 #include "report.h"
 #include "results_files.h"
@@ -161,7 +162,7 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
   for (const std::string& u : unreadable) out << "unreadable: " << u << "\n";
   if (files == 0) {
     out << "nbcguard cost: no results.json with a cost record under the given directories\n";
-    return 2;
+    return kUsage;
   }
   out << "\n";
   for (const auto& [lib, c] : per_library) out << Row("sum " + lib, c) << "\n";
@@ -170,7 +171,7 @@ int CostCommand(const std::vector<std::string>& dirs, std::ostream& out) {
          "calib(ration), meas(urement): its phases; timed: the kept samples' spans (both jobs); impact: the\n"
          "r_mpi_impact jobs; confirm: the confirmation job; other: the driver's own work; duty%: timed / total;\n"
          "evals: size evaluations per calibrated target (a cache hit is 1)\n";
-  return 0;
+  return kPass;
 }
 
 }  // namespace nbcguard

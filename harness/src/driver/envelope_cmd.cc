@@ -138,7 +138,10 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
   }
   std::printf("%d results files\n", files);
   ranges.Print();
-  return files > 0 ? kPass : kFail;
+  if (files > 0) return kPass;
+  // Nothing to read is the caller's mistake (exit 2, as cost and summary).
+  std::cerr << "nbcguard envelope: no readable results.json under the directories given\n";
+  return kUsage;
 }
 
 }  // namespace nbcguard

@@ -7,6 +7,8 @@
 //   nbcguard plot PATH... / summary DIR [--format text|markdown|html|openmetrics]   (pictures, run summary)
 //   nbcguard clock-check / verify / bcast-check   (self-checks of the harness)
 //   nbcguard clock-scaling                       (clock sync time and error, flat vs tree)
+//   nbcguard junit FILE... [--list failed|inconclusive]   (reasons into CTest's JUnit files)
+//   nbcguard --version
 // This file is the command line only; each command is in its own file.
 #include <CLI/CLI.hpp>
 
@@ -24,6 +26,7 @@
 #include "cost_cmd.h"
 #include "envelope_cmd.h"
 #include "history_cmd.h"
+#include "junit_cmd.h"
 #include "launcher.h"
 #include "list_cmd.h"
 #include "nbcguard/case_spec.h"
@@ -46,6 +49,19 @@ std::string DefaultConfigPath() {
   for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
     if (fs::exists(dir / "nbcguard-config.json")) return (dir / "nbcguard-config.json").string();
   return "nbcguard-config.json";
+}
+
+// `nbcguard --version`: the version, and the build's MPI library and
+// launcher when its config file is found (a bug report wants both).
+std::string VersionText(const std::string& config_path) {
+  std::string text = std::string("nbcguard ") + NBCGUARD_VERSION;
+  Config cfg;
+  std::string error;
+  if (LoadConfig(config_path, &cfg, &error))
+    text += "\nbuilt for: " + cfg.implementation + ", ranks started by " + cfg.launcher + " (" + cfg.mpiexec +
+            ")\nconfig: " + config_path;
+  else text += "\nconfig: none found (" + error + ")";
+  return text;
 }
 
 // A subcommand and what it does once the command line is parsed; with
@@ -169,10 +185,17 @@ Command AddRun(CLI::App& app, std::string* config_path) {
       "--no-confirm", *no_confirm,
       "judge each test on one job: do not measure again the points whose limits the first job "
       "exceeded beyond noise (by default a second, independent job must agree before a limit fails)");
-  run->add_flag("--ctest", ro->ctest,
-                "output for CTest: <DartMeasurement> values and the launch command lines "
-                "(the tests nbcguard list generates pass it)");
-  run->add_flag("--verbose", ro->verbose, "the launch command lines and the <DartMeasurement> values too");
+  CLI::Option* ctest =
+      run->add_flag("--ctest", ro->ctest,
+                    "output for CTest: <DartMeasurement> values and the launch command lines "
+                    "(the tests nbcguard list generates pass it)");
+  CLI::Option* verbose = run->add_flag("--verbose", ro->verbose,
+                                       "the launch command lines and the <DartMeasurement> values too");
+  run->add_flag("--quiet", ro->quiet,
+                "per test only its outcome: the verdict, FAIL / SKIP / INCONCLUSIVE lines, errors, warnings "
+                "and where the results are")
+      ->excludes(verbose)
+      ->excludes(ctest);
   run->add_option("--config", *config_path);
   return {run, true, [files, ro, no_confirm, run](const Config& cfg) {
             ro->confirm = !*no_confirm;
@@ -325,6 +348,26 @@ std::vector<Command> AddResultsCommands(CLI::App& app) {
                      "one line per case, grid point and ratio (run-to-run spread)");
   out.push_back({envelope, false, [dirs, per_point](const Config&) { return Envelope(*dirs, *per_point); }});
 
+  struct JunitOptions {
+    std::vector<std::string> files;
+    std::string list;
+  };
+  auto junit_options = std::make_shared<JunitOptions>();
+  CLI::App* junit = app.add_subcommand(
+      "junit",
+      "put each failed or skipped test's reason into the `message` of CTest's JUnit files (GitLab "
+      "shows it), or list the failed or INCONCLUSIVE tests");
+  junit->add_option("files", junit_options->files, "JUnit files written by ctest --output-junit")
+      ->required()
+      ->check(CLI::ExistingFile);
+  junit
+      ->add_option("--list", junit_options->list,
+                   "failed or inconclusive: print \"<test>: <reason>\" per such test, change nothing")
+      ->check(CLI::IsMember({"failed", "inconclusive"}));
+  out.push_back({junit, false, [junit_options](const Config&) {
+                   return JunitCommand(junit_options->files, junit_options->list, std::cout);
+                 }});
+
   auto paths = std::make_shared<std::vector<std::string>>();
   CLI::App* plot = app.add_subcommand("plot",
                                       "draw the heat-maps and r_mpi_impact bars (PNG, SVG) next to "
@@ -346,8 +389,8 @@ Command AddSummary(CLI::App& app) {
       ->add_option("--format", o->format,
                    "text (terminal), markdown (CI logs, merge requests), html "
                    "(one static page with the heat-maps), openmetrics (GitLab "
-                   "metrics report)")
-      ->check(CLI::IsMember({"text", "markdown", "html", "openmetrics"}));
+                   "metrics report), json (for scripts: schema nbcguard-summary/1)")
+      ->check(CLI::IsMember({"text", "markdown", "html", "openmetrics", "json"}));
   summary->add_option("--output", o->output, "file to write (default: standard output)");
   summary->add_option(
       "--trends", o->trends,
@@ -467,6 +510,10 @@ int Main(int argc, char** argv) {
       "nbcguard: computation/communication overlap of MPI nonblocking collectives (BenchNBC method)"};
   app.require_subcommand(0, 1);  // none is reported below, after an unknown one is
   std::string config_path = DefaultConfigPath();
+  // A plain flag, read after parsing: a version callback would run before
+  // --config is set.
+  bool version = false;
+  app.add_flag("--version", version, "print nbcguard's version and the MPI library of its build, then exit");
   app.add_option("--config", config_path, "nbcguard-config.json written by CMake in the build directory");
   std::vector<Command> commands = {AddList(app, &config_path),         AddCheck(app),
                                    AddRun(app, &config_path),          AddClockCheck(app, &config_path),
@@ -491,6 +538,10 @@ int Main(int argc, char** argv) {
       return kUsage;
     }
     return app.exit(e) != 0 ? kUsage : 0;
+  }
+  if (version) {
+    std::cout << VersionText(config_path) << "\n";
+    return kPass;
   }
   if (app.get_subcommands().empty()) {
     std::cerr << "nbcguard: a command is required\nRun with --help for more information.\n";

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 #include "history_cmd.h"
 #include "nbcguard/driver_common.h"
@@ -20,6 +21,28 @@ std::string OptionsError(const CaseSpec& c, const RunOptions& ro) {
     return "--inject-fault corrupt applies to kind: partitioned cases only (" + c.file + " is kind: overlap)";
   return "";
 }
+
+}  // namespace
+
+// The lines of a test's output that give its outcome: the verdict, a
+// FAIL / SKIP / INCONCLUSIVE / CONFORMANCE FAILURE line, an error, a
+// warning, and where the results are.
+std::string QuietLines(const std::string& output) {
+  static const char* const kKept[] = {
+      "verdict:",          "FAIL",     "SKIP",    "INCONCLUSIVE", "CONFORMANCE FAILURE", "error:",
+      "nbcguard: warning", "warning:", "results:"};
+  std::istringstream in(output);
+  std::string kept;
+  for (std::string line; std::getline(in, line);)
+    for (const char* prefix : kKept)
+      if (line.rfind(prefix, 0) == 0) {
+        kept += line + "\n";
+        break;
+      }
+  return kept;
+}
+
+namespace {
 
 int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& ro) {
   Parsed<CaseSpec> p = LoadCaseSpec(case_file);
@@ -51,7 +74,25 @@ int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& r
   int worst = kSkip;
   for (const TestInstance& t : tests) {
     if (InterruptSignal() != 0) break;  // the driver was told to stop: no further test starts
-    worst = Worse(worst, RunTest(cfg_run, t, specs, ro));
+    if (!ro.quiet) {
+      worst = Worse(worst, RunTest(cfg_run, t, specs, ro));
+      continue;
+    }
+    // --quiet: the test's output is held back, then only its outcome lines
+    // are printed (the table, progress and notes are in results.json).
+    std::ostringstream held;
+    std::streambuf* const console = std::cout.rdbuf(held.rdbuf());
+    int rc = kHarnessFailed;
+    try {
+      rc = RunTest(cfg_run, t, specs, ro);
+    } catch (...) {
+      std::cout.rdbuf(console);
+      std::cout << QuietLines(held.str());
+      throw;
+    }
+    std::cout.rdbuf(console);
+    std::cout << QuietLines(held.str());
+    worst = Worse(worst, rc);
   }
   return worst;
 }

@@ -55,6 +55,8 @@ struct RunOptions {
   // command lines; verbose: the launch command lines too, for a person.
   bool ctest = false;
   bool verbose = false;
+  // quiet: per test only the lines that give its outcome (QuietLines).
+  bool quiet = false;
 };
 
 // The between-run spread the limits of `test` are judged with, when the

@@ -319,6 +319,59 @@ void Text(std::ostream& out, const std::vector<Entry>& entries) {
   }
 }
 
+// ---------------------------------------------------------------- json --
+
+// A ratio for JSON: null where it was not measured (JSON has no NaN).
+json Figure(double v) { return std::isfinite(v) ? json(v) : json(); }
+
+// The same facts as the text table, for scripts: one object per test.
+void Json(std::ostream& out, const std::vector<Entry>& entries, const std::string& dir) {
+  const Counts c = Count(entries);
+  json tests = json::array();
+  int unreadable = 0;
+  for (const Entry& e : entries) {
+    const CaseView& v = e.view;
+    json t = {{"id", e.Id()}, {"file", e.file.string()}, {"status", v.status}, {"pass", v.pass}};
+    if (!e.error.empty()) {
+      ++unreadable;
+      t["error"] = e.error;
+      tests.push_back(t);
+      continue;
+    }
+    t["case"] = v.name;
+    t["kind"] = v.kind;
+    t["collective"] = v.collective;
+    t["ranks"] = v.nodes;
+    t["threads"] = v.threads;
+    t["deployment"] = v.deployment;
+    t["implementation"] = v.implementation;
+    t["library"] = v.library;
+    if (!v.reference.empty()) t["reference"] = v.reference;
+    t["verdict"] = v.verdict_summary;
+    t["failures"] = v.failures;
+    t["within_noise"] = v.within_noise;
+    t["points"] = {{"valid", v.ValidPoints()}, {"total", v.TotalPoints()}};
+    if (v.IsPartitioned()) {
+      t["lowest_r_partitioned"] = Figure(v.LowestPartitioned());
+    } else {
+      t["worst_r_overhead"] = Figure(v.WorstOverhead());
+      t["max_r_mpi_impact"] = Figure(v.MaxImpact());
+      t["max_cpu_busy_nbc"] = Figure(v.MaxCpuBusyNbc());
+      t["max_cpu_busy_blocking"] = Figure(v.MaxCpuBusyBlocking());
+    }
+    tests.push_back(t);
+  }
+  const json doc = {{"schema", "nbcguard-summary/1"},
+                    {"dir", dir},
+                    {"counts",
+                     {{"tests", entries.size()},
+                      {"passed", c.pass},
+                      {"failed", c.fail - unreadable},
+                      {"unreadable", unreadable}}},
+                    {"tests", tests}};
+  out << doc.dump(2) << "\n";
+}
+
 // ------------------------------------------------------------ markdown --
 
 void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::string& dir) {
@@ -725,6 +778,8 @@ int SummaryCommand(const std::string& dir, const std::string& format, const std:
   std::ostringstream text;
   if (format == "markdown") {
     Markdown(text, entries, dir);
+  } else if (format == "json") {
+    Json(text, entries, dir);
   } else if (format == "openmetrics") {
     // OpenMetrics has no place for a row that is not a metric: an
     // unreadable file is listed on standard error instead.

@@ -1,6 +1,6 @@
 // The driver's reporting commands over results.json files:
 //   nbcguard plot PATH...                      pictures of each test
-//   nbcguard summary DIR [--format text|markdown|html|openmetrics] [--output FILE]
+//   nbcguard summary DIR [--format text|markdown|html|openmetrics|json] [--output FILE]
 // and the pictures at the end of a test run, announced to CTest/CDash.
 #pragma once
 
@@ -23,7 +23,7 @@ void RenderRunPlots(std::ostream& out, const nlohmann::json& results, const std:
 // recursively for them.
 int PlotCommand(const std::vector<std::string>& paths);
 
-// `nbcguard summary`: format is text, markdown, html or openmetrics; output empty =
+// `nbcguard summary`: format is text, markdown, html, openmetrics or json; output empty =
 // standard output. trends_dir (html only, "" = none): a directory written by
 // `nbcguard history plot`, whose series with findings the page shows.
 int SummaryCommand(const std::string& dir, const std::string& format, const std::string& output,

@@ -76,6 +76,21 @@ class Families {
   std::map<std::string, Family> families_;
 };
 
+// A median and the bounds of its confidence interval beside it: `name`,
+// `name`_ci_low and `name`_ci_high (each left out where the results have
+// no such figure; the interval's coverage is in results.json).
+void AddMedian(const std::string& name, const std::string& help, const std::string& labels, const json& stats,
+               Families* f) {
+  if (!stats.is_object()) return;
+  f->Add(name, help, labels, Get(stats, "median"));
+  f->Add(name + "_ci_low", "lower bound of the confidence interval of the " + help, labels,
+         Get(stats, "ci_lo"));
+  f->Add(name + "_ci_high", "upper bound of the confidence interval of the " + help, labels,
+         Get(stats, "ci_hi"));
+}
+
+json Stats(const json& p, const char* key) { return p.contains(key) ? p[key] : json(); }
+
 // The verdict's counts, the same for every kind of test.
 void AddVerdict(const json& verdict, const std::string& impl, const std::string& labels, int invalid,
                 Families* f) {
@@ -107,13 +122,11 @@ void AddPartitioned(const json& r, const std::string& impl, const std::string& l
       lowest = ratio;
     const std::string point = labels + ",partition=\"" + LabelValue(partition) + "\",order=\"" +
                               LabelValue(order) + "\",threads=\"" + std::to_string(threads) + "\"";
-    f->Add(impl + "r_partitioned", "median partitioned bandwidth / best other mechanism's at a grid point",
-           point, ratio);
+    AddMedian(impl + "r_partitioned", "median partitioned bandwidth / best other mechanism's at a grid point",
+              point, Stats(p, "r_partitioned"), f);
     const json& bw = p.value("bandwidth_bytes_per_s", json::object());
-    if (bw.contains("partitioned"))
-      f->Add(impl + "partitioned_bandwidth_bytes_per_second",
-             "median effective bandwidth of MPI_Psend_init/MPI_Pready", point,
-             Get(bw["partitioned"], "median"));
+    AddMedian(impl + "partitioned_bandwidth_bytes_per_second",
+              "median effective bandwidth of MPI_Psend_init/MPI_Pready", point, Stats(bw, "partitioned"), f);
   }
   f->Add(impl + "verdict_pass", "1 when the test passed its thresholds", labels,
          verdict.value("pass", false) ? 1.0 : 0.0);
@@ -131,10 +144,11 @@ void AddCpuBusy(const json& p, double comm, const std::string& impl, const std::
   const double blocking = p.contains("cpu_busy_blocking") ? Get(p["cpu_busy_blocking"], "median") : NAN;
   if (std::isfinite(nbc) || std::isfinite(blocking)) cpu_rows->push_back(comm);
   const std::string row = labels + ",comm=\"" + FormatDuration(comm) + "\"";
-  f->Add(impl + "cpu_busy_nbc",
-         "median CPU-busy fraction in the nonblocking collective + MPI_Wait (1 polling)", row, nbc);
-  f->Add(impl + "cpu_busy_blocking", "median CPU-busy fraction in the blocking collective (1 polling)", row,
-         blocking);
+  AddMedian(impl + "cpu_busy_nbc",
+            "median CPU-busy fraction in the nonblocking collective + MPI_Wait (1 polling)", row,
+            Stats(p, "cpu_busy_nbc"), f);
+  AddMedian(impl + "cpu_busy_blocking", "median CPU-busy fraction in the blocking collective (1 polling)",
+            row, Stats(p, "cpu_busy_blocking"), f);
 }
 
 // The collective alone at a point's calibrated size (results written before
@@ -142,13 +156,11 @@ void AddCpuBusy(const json& p, double comm, const std::string& impl, const std::
 void AddSpeed(const json& p, const std::string& impl, const std::string& point, Families* f) {
   const json& speed = p.value("collective_speed", json::object());
   if (!speed.is_object()) return;
-  const json& bw = speed.value("bandwidth_bytes_per_s", json::object());
-  const json& time = speed.value("time_s", json::object());
-  f->Add(impl + "collective_bandwidth_bytes_per_second",
-         "median bytes per rank / time of the collective alone at the calibrated size", point,
-         bw.is_object() ? Get(bw, "median") : NAN);
-  f->Add(impl + "collective_time_seconds", "median time of the collective alone at the calibrated size",
-         point, time.is_object() ? Get(time, "median") : NAN);
+  AddMedian(impl + "collective_bandwidth_bytes_per_second",
+            "median bytes per rank / time of the collective alone at the calibrated size", point,
+            Stats(speed, "bandwidth_bytes_per_s"), f);
+  AddMedian(impl + "collective_time_seconds", "median time of the collective alone at the calibrated size",
+            point, Stats(speed, "time_s"), f);
 }
 
 void AddOverlap(const json& r, const std::string& impl, const std::string& labels, Families* f) {
@@ -173,7 +185,8 @@ void AddOverlap(const json& r, const std::string& impl, const std::string& label
     if (std::isfinite(im) && !(impact >= im)) impact = im;
     const std::string point =
         labels + ",comm=\"" + FormatDuration(comm) + "\",comp=\"" + FormatDuration(comp) + "\"";
-    f->Add(impl + "r_overhead", "median r_overhead at a grid point (0 overlap, 1 serialized)", point, ov);
+    AddMedian(impl + "r_overhead", "median r_overhead at a grid point (0 overlap, 1 serialized)", point,
+              Stats(p, "r_overhead"), f);
     AddSpeed(p, impl, point, f);
     AddCpuBusy(p, comm, impl, labels, &cpu_rows, f);
   }
