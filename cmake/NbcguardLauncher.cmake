@@ -12,8 +12,10 @@
 # (`nbcguard run CASE --config build/<preset>/nbcguard-config-srun.json`),
 # which is what the slurm-labelled tests do without a second build.
 #
-# srun's defaults per library keep the ranks placed as the library's own
-# launcher places them here, so figures through srun and mpiexec compare:
+# srun's --mpi default is the first of the library's plugins that
+# `srun --mpi=list` names (below). Its placement per library keeps the ranks
+# placed as the library's own launcher places them here, so figures through
+# srun and mpiexec compare:
 #   MPICH     --mpi=pmi2, --cpu-bind=none: Hydra leaves ranks unbound
 #   Open MPI  --mpi=pmix, --cpu-bind=cores: mpirun binds each rank to a core
 #             (its default for 2 ranks; for more it binds to the package, and
@@ -39,6 +41,8 @@
 # nbcguard-config-netns.json is always written: the netns-labelled tests
 # skip where no cluster is started.
 
+# mpiexec's options: NBCGUARD_MPIEXEC_PREFLAGS, which is MPIEXEC_PREFLAGS
+# plus what the library needs here (cmake/NbcguardMpi.cmake).
 set(_nbcguard_launchers mpiexec srun netns)
 set(NBCGUARD_LAUNCHER "mpiexec" CACHE STRING "How the driver starts MPI ranks: mpiexec, srun or netns")
 set_property(CACHE NBCGUARD_LAUNCHER PROPERTY STRINGS ${_nbcguard_launchers})
@@ -49,28 +53,6 @@ if(NOT NBCGUARD_LAUNCHER IN_LIST _nbcguard_launchers)
 endif()
 
 find_program(NBCGUARD_SRUN_EXECUTABLE srun DOC "Slurm's srun (NBCGUARD_LAUNCHER=srun and the slurm-labelled tests)")
-if(NBCGUARD_MPI_IMPL_DETECTED STREQUAL "mpich")
-  set(_mpi pmi2)
-  set(_pre "--exclusive;--cpu-bind=none")
-elseif(NBCGUARD_MPI_IMPL_DETECTED STREQUAL "openmpi")
-  set(_mpi pmix)
-  set(_pre "--exclusive;--cpu-bind=cores")
-else()
-  set(_mpi "")  # Slurm's MpiDefault
-  set(_pre "--exclusive")
-endif()
-set(NBCGUARD_SRUN_MPI "${_mpi}" CACHE STRING
-    "srun --mpi plugin (pmi2 for MPICH, pmix for Open MPI; empty = the cluster's MpiDefault)")
-set(NBCGUARD_SRUN_PREFLAGS "${_pre}" CACHE STRING
-    "srun options after -n N and --mpi, before the program (;-separated)")
-
-set(NBCGUARD_NETNS_HOSTLIST "10.213.0.1;10.213.0.2" CACHE STRING
-    "netns launcher: the hosts' addresses (tools/netns-cluster.sh's defaults)")
-set(NBCGUARD_NETNS_SUBNET "10.213.0.0/24" CACHE STRING
-    "netns launcher: the cluster's subnet, the only one MPI traffic may use")
-set(NBCGUARD_NETNS_LAUNCHER_HOST "10.213.0.254" CACHE STRING
-    "netns launcher: the launching host's address on the cluster's bridge")
-
 set(_srun_ok FALSE)
 if(NBCGUARD_SRUN_EXECUTABLE AND EXISTS "${NBCGUARD_SRUN_EXECUTABLE}" AND NOT IS_DIRECTORY "${NBCGUARD_SRUN_EXECUTABLE}")
   set(_srun_ok TRUE)
@@ -82,22 +64,68 @@ if(NBCGUARD_LAUNCHER STREQUAL "srun" AND NOT _srun_ok)
                       "to its path; or configure with NBCGUARD_LAUNCHER=mpiexec")
 endif()
 
-# The plugin must be one this srun has. `srun --mpi=list` answers only where
-# a Slurm configuration is readable; without one the name is taken as given.
-if(_srun_ok AND NBCGUARD_SRUN_MPI)
+# The MPI plugins this srun has. `srun --mpi=list` answers only where a
+# Slurm configuration is readable; without one, _srun_plugins stays empty.
+set(_srun_plugins "")
+set(_srun_listed FALSE)
+if(_srun_ok)
   execute_process(COMMAND "${NBCGUARD_SRUN_EXECUTABLE}" --mpi=list RESULT_VARIABLE _rc
                   OUTPUT_VARIABLE _list ERROR_VARIABLE _list_err TIMEOUT 20)
   string(APPEND _list "${_list_err}")
   if(_rc EQUAL 0)
-    string(REGEX MATCHALL "\n[ \t]+[a-z0-9_]+" _plugins "${_list}")
-    string(REGEX REPLACE "[\n\t ]+" "" _plugins "${_plugins}")
+    set(_srun_listed TRUE)
+    string(REGEX MATCHALL "\n[ \t]+[a-z0-9_]+" _srun_plugins "${_list}")
+    string(REGEX REPLACE "[\n\t ]+" "" _srun_plugins "${_srun_plugins}")
     # "specific pmix plugin versions available: pmix_v4,..." names more
     if(_list MATCHES "versions available: ([a-z0-9_, ]+)")
       string(REGEX REPLACE "[ ]*,[ ]*" ";" _versions "${CMAKE_MATCH_1}")
-      list(APPEND _plugins ${_versions})
+      list(APPEND _srun_plugins ${_versions})
     endif()
-    if(NOT NBCGUARD_SRUN_MPI IN_LIST _plugins)
-      list(JOIN _plugins ", " _allowed)
+  endif()
+endif()
+
+# Per library: the plugins it starts with, best first, and srun's placement.
+# The default plugin is the first of them this srun has (the first of the
+# list where srun cannot list its plugins); a library nbcguard does not know
+# tries PMIx, then PMI-2; none of them listed: the cluster's MpiDefault.
+if(NBCGUARD_MPI_IMPL_DETECTED MATCHES "^(mpich|mvapich|intelmpi)$")
+  set(_prefer pmi2 pmix)
+  set(_pre "--exclusive;--cpu-bind=none")
+elseif(NBCGUARD_MPI_IMPL_DETECTED STREQUAL "openmpi")
+  set(_prefer pmix pmix_v5 pmix_v4 pmix_v3 pmix_v2 pmi2)
+  set(_pre "--exclusive;--cpu-bind=cores")
+else()
+  set(_prefer pmix pmi2)
+  set(_pre "--exclusive")
+endif()
+set(_mpi "")
+if(NOT _srun_listed AND NOT NBCGUARD_MPI_IMPL_DETECTED STREQUAL "mpi")
+  list(GET _prefer 0 _mpi)
+else()
+  foreach(_p IN LISTS _prefer)
+    if(_p IN_LIST _srun_plugins)
+      set(_mpi ${_p})
+      break()
+    endif()
+  endforeach()
+endif()
+set(NBCGUARD_SRUN_MPI "${_mpi}" CACHE STRING
+    "srun --mpi plugin (default: the first of the library's preferred plugins that srun --mpi=list names: pmi2 for MPICH, pmix for Open MPI; empty = the cluster's MpiDefault)")
+set(NBCGUARD_SRUN_PREFLAGS "${_pre}" CACHE STRING
+    "srun options after -n N and --mpi, before the program (;-separated)")
+
+set(NBCGUARD_NETNS_HOSTLIST "10.213.0.1;10.213.0.2" CACHE STRING
+    "netns launcher: the hosts' addresses (tools/netns-cluster.sh's defaults)")
+set(NBCGUARD_NETNS_SUBNET "10.213.0.0/24" CACHE STRING
+    "netns launcher: the cluster's subnet, the only one MPI traffic may use")
+set(NBCGUARD_NETNS_LAUNCHER_HOST "10.213.0.254" CACHE STRING
+    "netns launcher: the launching host's address on the cluster's bridge")
+
+# The plugin must be one this srun has; without a list it is taken as given.
+if(_srun_ok AND NBCGUARD_SRUN_MPI)
+  if(_srun_listed)
+    if(NOT NBCGUARD_SRUN_MPI IN_LIST _srun_plugins)
+      list(JOIN _srun_plugins ", " _allowed)
       message(FATAL_ERROR "NBCGUARD_SRUN_MPI is '${NBCGUARD_SRUN_MPI}'; this srun "
                           "(${NBCGUARD_SRUN_EXECUTABLE}) has the MPI plugins: ${_allowed}")
     endif()
@@ -136,17 +164,17 @@ function(nbcguard_write_config file launcher)
     set(agent "${PROJECT_SOURCE_DIR}/tools/netns-agent.sh")
     list(JOIN NBCGUARD_NETNS_HOSTLIST "," hosts)
     if(NBCGUARD_MPI_IMPL_DETECTED STREQUAL "openmpi")
-      set(pre ${MPIEXEC_PREFLAGS} --host "${hosts}" --bind-to none --mca plm_rsh_agent "${agent}" --mca pml ob1 --mca btl "tcp,self"
+      set(pre ${NBCGUARD_MPIEXEC_PREFLAGS} --host "${hosts}" --bind-to none --mca plm_rsh_agent "${agent}" --mca pml ob1 --mca btl "tcp,self"
               --mca btl_tcp_if_include "${NBCGUARD_NETNS_SUBNET}" --mca oob_tcp_if_include "${NBCGUARD_NETNS_SUBNET}")
     else()
-      set(pre ${MPIEXEC_PREFLAGS} -launcher ssh -launcher-exec "${agent}" -hosts "${hosts}"
+      set(pre ${NBCGUARD_MPIEXEC_PREFLAGS} -launcher ssh -launcher-exec "${agent}" -hosts "${hosts}"
               -localhost "${NBCGUARD_NETNS_LAUNCHER_HOST}" -genv UCX_TLS "tcp,self" -genv UCX_NET_DEVICES nbcgnet)
     endif()
     set(post ${MPIEXEC_POSTFLAGS})
   else()
     set(exe "${MPIEXEC_EXECUTABLE}")
     set(np "${MPIEXEC_NUMPROC_FLAG}")
-    set(pre ${MPIEXEC_PREFLAGS})
+    set(pre ${NBCGUARD_MPIEXEC_PREFLAGS})
     set(post ${MPIEXEC_POSTFLAGS})
   endif()
   _nbcguard_json_list(pre_json ${pre})
