@@ -31,3 +31,8 @@ endif()
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "expected exit 1, got ${rc}")
 endif()
+# No rule applies: the run says which file and how to add a rule for this test.
+if(NOT out MATCHES "hint: no rule of [^\n]*no-rule-thresholds/[a-z]+\\.yaml matches this test \\(collective iallreduce, deployment basic, 2 ranks"
+   OR NOT out MATCHES "match: {collective: iallreduce, deployment: basic, nodes: 2}")
+  message(FATAL_ERROR "the run does not say how to add a rule for the test that none matches")
+endif()

@@ -26,11 +26,11 @@ std::string OptionsError(const CaseSpec& c, const RunOptions& ro) {
 
 // The lines of a test's output that give its outcome: the verdict, a
 // FAIL / SKIP / INCONCLUSIVE / CONFORMANCE FAILURE line, an error, a
-// warning, and where the results are.
+// warning, the first line of a hint, and where the results are.
 std::string QuietLines(const std::string& output) {
   static const char* const kKept[] = {
-      "verdict:",          "FAIL",     "SKIP",    "INCONCLUSIVE", "CONFORMANCE FAILURE", "error:",
-      "nbcguard: warning", "warning:", "results:"};
+      "verdict:",          "FAIL",     "SKIP",  "INCONCLUSIVE", "CONFORMANCE FAILURE", "error:",
+      "nbcguard: warning", "warning:", "hint:", "results:"};
   std::istringstream in(output);
   std::string kept;
   for (std::string line; std::getline(in, line);)

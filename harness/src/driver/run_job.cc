@@ -186,6 +186,9 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
   if (found.spec) out.verdict = kind.Evaluate(test.Context(), found.spec->rules, noise ? &*noise : nullptr);
   kind.Describe(s, raw, record);
   kind.PrintTable(std::cout, out.verdict);
+  // A reference behaviour is judged by its known answer, not by rules.
+  if (found.spec && out.verdict.rules_applied <= 0 && !test.spec.reference.active())
+    std::cout << NoRuleHint(test.Context(), found.spec->file);
   if (measurements) PrintCTestMeasurements(std::cout, kind.Measurements(out.verdict));
 
   out.results = kind.Results(raw, out.verdict);

@@ -38,4 +38,28 @@ std::string NoThresholdsMessage(const std::string& thresholds_dir, const Library
          "' and a 'versions:' range containing " + lib.version;
 }
 
+std::string NoRuleHint(const TestContext& test, const std::string& threshold_file) {
+  const bool partitioned = test.kind == CaseKind::kPartitioned;
+  std::string labels;
+  for (const std::string& l : test.labels) labels += (labels.empty() ? "" : ", ") + l;
+  std::string match = partitioned
+                          ? "{kind: partitioned, nodes: " + std::to_string(test.nodes) + "}"
+                          : "{collective: " + test.collective + ", deployment: " + ToString(test.deployment) +
+                                ", nodes: " + std::to_string(test.nodes) + "}";
+  std::string hint =
+      "hint: no rule of " + threshold_file + " matches this test (" +
+      (partitioned ? std::string("partitioned")
+                   : "collective " + test.collective + ", deployment " + ToString(test.deployment)) +
+      ", " + std::to_string(test.nodes) + " ranks, labels: " + labels +
+      "). Add one to that file, its limits above the envelope measured on this machine:\n";
+  hint += "  - name: <a name of your own>\n";
+  hint +=
+      "    source: >-\n      measured <date>, <machine>: nbcguard envelope --per-point <results dirs of a few runs>\n";
+  hint += "    match: " + match + "\n";
+  hint += partitioned ? "    limits: {r_partitioned: {min: <below the smallest CI upper bound>}}\n"
+                      : "    limits: {r_overhead: {max: <above the largest CI lower bound>}}\n";
+  hint += "  (docs/thresholds.md, \"Setting limits for a machine\")\n";
+  return hint;
+}
+
 }  // namespace nbcguard

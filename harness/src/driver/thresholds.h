@@ -8,6 +8,7 @@
 #include "nbcguard/library_version.h"
 #include "nbcguard/reduce.h"
 #include "nbcguard/threshold_spec.h"
+#include "nbcguard/verdict.h"
 
 namespace nbcguard {
 
@@ -29,5 +30,10 @@ LibraryThresholds ThresholdsFor(const RawRun& raw, const std::vector<ThresholdSp
 // Why a test without a threshold file fails: none matches (and how to add
 // one), or several do.
 std::string NoThresholdsMessage(const std::string& thresholds_dir, const LibraryThresholds& t);
+
+// What to do when no rule of the library's threshold file matches a test:
+// the test's match keys and a rule to start from, with where its numbers
+// must come from (several lines, each ending in a newline).
+std::string NoRuleHint(const TestContext& test, const std::string& threshold_file);
 
 }  // namespace nbcguard
