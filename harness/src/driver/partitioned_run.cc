@@ -44,7 +44,7 @@ json PointJson(const PartitionedReduction& red, std::size_t i, const Verdict& v)
     const char* name = ToString(AllMechanisms()[m]);
     if (p.stats.bandwidth[m].n == 0) continue;
     bw[name] = SpreadJson(p.stats.bandwidth[m]);
-    t[name] = std::isfinite(p.stats.time_median[m]) ? json(p.stats.time_median[m]) : json(nullptr);
+    t[name] = NumberOrNull(p.stats.time_median[m]);
   }
   jp["bandwidth_bytes_per_s"] = bw;
   jp["time_median_s"] = t;

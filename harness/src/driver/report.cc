@@ -13,12 +13,7 @@ namespace nbcguard {
 
 using json = nlohmann::json;
 
-namespace {
-
-// A number for results.json: null when not finite.
 json NumberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
-}  // namespace
 
 json SpreadJson(const Spread& s) {
   const auto f = NumberOrNull;

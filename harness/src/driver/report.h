@@ -70,4 +70,7 @@ struct CalibrationTally {
 };
 CalibrationTally TallyCalibration(const nlohmann::json& calibration);
 
+// A number for JSON output: null when not finite (JSON has no NaN).
+nlohmann::json NumberOrNull(double v);
+
 }  // namespace nbcguard

@@ -14,6 +14,7 @@
 #include "nbcguard/plot_model.h"
 #include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
+#include "report.h"
 #include "results_files.h"
 
 namespace nbcguard {
@@ -321,9 +322,6 @@ void Text(std::ostream& out, const std::vector<Entry>& entries) {
 
 // ---------------------------------------------------------------- json --
 
-// A ratio for JSON: null where it was not measured (JSON has no NaN).
-json Figure(double v) { return std::isfinite(v) ? json(v) : json(); }
-
 // The same facts as the text table, for scripts: one object per test.
 void Json(std::ostream& out, const std::vector<Entry>& entries, const std::string& dir) {
   const Counts c = Count(entries);
@@ -352,12 +350,12 @@ void Json(std::ostream& out, const std::vector<Entry>& entries, const std::strin
     t["within_noise"] = v.within_noise;
     t["points"] = {{"valid", v.ValidPoints()}, {"total", v.TotalPoints()}};
     if (v.IsPartitioned()) {
-      t["lowest_r_partitioned"] = Figure(v.LowestPartitioned());
+      t["lowest_r_partitioned"] = NumberOrNull(v.LowestPartitioned());
     } else {
-      t["worst_r_overhead"] = Figure(v.WorstOverhead());
-      t["max_r_mpi_impact"] = Figure(v.MaxImpact());
-      t["max_cpu_busy_nbc"] = Figure(v.MaxCpuBusyNbc());
-      t["max_cpu_busy_blocking"] = Figure(v.MaxCpuBusyBlocking());
+      t["worst_r_overhead"] = NumberOrNull(v.WorstOverhead());
+      t["max_r_mpi_impact"] = NumberOrNull(v.MaxImpact());
+      t["max_cpu_busy_nbc"] = NumberOrNull(v.MaxCpuBusyNbc());
+      t["max_cpu_busy_blocking"] = NumberOrNull(v.MaxCpuBusyBlocking());
     }
     tests.push_back(t);
   }
