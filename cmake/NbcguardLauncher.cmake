@@ -146,9 +146,42 @@ function(_nbcguard_json_list out)
   set(${out} "[${joined}]" PARENT_SCOPE)
 endfunction()
 
-# nbcguard_write_config(FILE LAUNCHER): what the driver needs to launch the
-# harness with that launcher, in one JSON file.
+# nbcguard_write_config(FILE LAUNCHER [INSTALLED]): what the driver needs to
+# launch the harness with that launcher, in one JSON file. The build's files
+# name the build tree; INSTALLED, the file `cmake --install` puts in
+# <prefix>/${NBCGUARD_INSTALL_DATADIR}, names the installed programs and
+# files relative to its own directory (the driver resolves them there, so
+# the installed tree can move) and leaves the results, calibration cache and
+# baseline to whoever uses it (nbcguard_add_cases() sets them per project).
 function(nbcguard_write_config file launcher)
+  set(installed FALSE)
+  if(ARGC GREATER 2 AND ARGV2 STREQUAL "INSTALLED")
+    set(installed TRUE)
+  endif()
+  if(installed)
+    set(harness "${NBCGUARD_REL_LIBEXEC}/$<TARGET_FILE_NAME:nbcguard-harness>")
+    set(compute "${NBCGUARD_REL_LIBEXEC}/$<TARGET_FILE_NAME:nbcguard-compute>")
+    set(reference "${NBCGUARD_REL_PRIVLIB}/$<TARGET_FILE_NAME:nbcguard-reference>")
+    set(cases "cases")
+    set(thresholds "thresholds")
+    set(results "")
+    set(cache "")
+    set(baseline "")
+  else()
+    set(harness "$<TARGET_FILE:nbcguard-harness>")
+    set(compute "$<TARGET_FILE:nbcguard-compute>")
+    set(reference "$<TARGET_FILE:nbcguard-reference>")
+    set(cases "${PROJECT_SOURCE_DIR}/cases")
+    set(thresholds "${PROJECT_SOURCE_DIR}/thresholds")
+    set(results "${NBCGUARD_RESULTS_DIR}")
+    set(cache "${NBCGUARD_CALIBRATION_CACHE}")
+    set(baseline "${NBCGUARD_BASELINE_DIR}")
+  endif()
+  set(site_thresholds "")
+  if(NOT installed)
+    set(site_thresholds ${NBCGUARD_SITE_THRESHOLDS})
+  endif()
+  _nbcguard_json_list(thresholds_json ${site_thresholds} "${thresholds}")
   if(launcher STREQUAL "srun")
     set(exe "${NBCGUARD_SRUN_EXECUTABLE}")
     set(np "-n")
@@ -186,14 +219,15 @@ function(nbcguard_write_config file launcher)
   \"numproc_flag\": \"${np}\",
   \"preflags\": ${pre_json},
   \"postflags\": ${post_json},
-  \"harness\": \"$<TARGET_FILE:nbcguard-harness>\",
-  \"compute\": \"$<TARGET_FILE:nbcguard-compute>\",
-  \"reference_library\": \"$<TARGET_FILE:nbcguard-reference>\",
-  \"cases_dir\": \"${PROJECT_SOURCE_DIR}/cases\",
-  \"thresholds_dir\": \"${PROJECT_SOURCE_DIR}/thresholds\",
-  \"results_dir\": \"${NBCGUARD_RESULTS_DIR}\",
-  \"calibration_cache\": \"${NBCGUARD_CALIBRATION_CACHE}\",
-  \"baseline_dir\": \"${NBCGUARD_BASELINE_DIR}\"
+  \"harness\": \"${harness}\",
+  \"compute\": \"${compute}\",
+  \"reference_library\": \"${reference}\",
+  \"cases_dir\": \"${cases}\",
+  \"thresholds_dir\": ${thresholds_json},
+  \"system\": \"${NBCGUARD_SYSTEM}\",
+  \"results_dir\": \"${results}\",
+  \"calibration_cache\": \"${cache}\",
+  \"baseline_dir\": \"${baseline}\"
 }
 ")
 endfunction()

@@ -53,6 +53,33 @@ expect(2 "no results.json" summary "${WORK}/empty-run")
 expect(2 "nan" run --timeout nan "${WORK}/one.yaml")
 expect(2 "at most 604800" run --timeout 1e300 "${WORK}/one.yaml")
 
+# envelope --write-thresholds: a starting threshold file from three runs
+# (the same fixture run three times) that `check` accepts; two runs are
+# too few by default and nothing is written; a bad system name is refused.
+foreach(i 1 2 3)
+  file(COPY "${DATA}/results/openmpi/ibcast" DESTINATION "${WORK}/runs/r${i}")
+endforeach()
+expect(0 "wrote ${WORK}/t.yaml: implementation openmpi 4.1.4" envelope "${WORK}/runs/r1" "${WORK}/runs/r2"
+       "${WORK}/runs/r3" --write-thresholds "${WORK}/t.yaml" --system lab-a)
+expect(0 "t.yaml: ok (threshold file)" check "${WORK}/t.yaml")
+file(READ "${WORK}/t.yaml" written)
+foreach(text "versions: \"==4.1.4\"" "match: {collective: ibcast, deployment: basic, nodes: 2, system: lab-a}"
+        "3 runs, margin 0.25" "r_overhead: {max: ")
+  string(FIND "${written}" "${text}" at)
+  if(at EQUAL -1)
+    message(SEND_ERROR "envelope --write-thresholds: the file does not say '${text}':\n${written}")
+    set(failures 1)
+  endif()
+endforeach()
+expect(2 "too few runs of ibcast basic n2 (2)" envelope "${WORK}/runs/r1" "${WORK}/runs/r2"
+       --write-thresholds "${WORK}/t2.yaml")
+if(EXISTS "${WORK}/t2.yaml")
+  message(SEND_ERROR "envelope --write-thresholds wrote a file from too few runs")
+  set(failures 1)
+endif()
+expect(2 "a system name is at most 64 lowercase" envelope "${WORK}/runs/r1" --write-thresholds "${WORK}/t3.yaml"
+       --system "Lab A")
+
 # check: the kind of file from its keys, not from its text.
 expect(0 "commented.yaml: ok (case file)" check "${WORK}/commented.yaml")
 expect(1 "neither a case file nor a threshold file" check "${WORK}/neither.yaml")

@@ -285,5 +285,61 @@ TEST(ThresholdSpecSelect, NoMatchIsNull) {
   EXPECT_EQ(SelectThresholds({}, {"mpich", "4.0"}), nullptr);
 }
 
+// A site's directory (layer 0) over the shipped one (layer 1): per library
+// the lowest layer with a matching file wins; libraries the site says
+// nothing about keep the shipped file; two matches in one layer are still
+// ambiguous.
+TEST(ThresholdSpecSelect, ASiteLayerWinsOverTheShippedOnePerLibrary) {
+  std::vector<ThresholdSpec> specs = {
+      Spec("mpich", "*", "site/mpich.yaml"),
+      Spec("mpich", ">=4.0", "shipped/mpich.yaml"),
+      Spec("openmpi", "*", "shipped/openmpi.yaml"),
+  };
+  specs[1].layer = specs[2].layer = 1;
+  const ThresholdSpec* s = SelectThresholds(specs, {"mpich", "4.0.2"});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "site/mpich.yaml");
+  s = SelectThresholds(specs, {"openmpi", "4.1.4"});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "shipped/openmpi.yaml");
+  // Listed in the other order, the layer still decides.
+  std::vector<ThresholdSpec> reversed(specs.rbegin(), specs.rend());
+  s = SelectThresholds(reversed, {"mpich", "4.0.2"});
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->file, "site/mpich.yaml");
+  specs.push_back(Spec("mpich", ">=3", "site/mpich-too.yaml"));
+  std::string why;
+  EXPECT_EQ(SelectThresholds(specs, {"mpich", "4.0.2"}, &why), nullptr);
+  EXPECT_NE(why.find("site/mpich.yaml and site/mpich-too.yaml both match"), std::string::npos) << why;
+}
+
+TEST(ThresholdSpecIdentity, AFileNamesALibraryTheTableDoesNotKnow) {
+  const std::string text =
+      "implementation: sitempi\n"
+      "identified_by: [SiteMPI Version, \"SiteMPI-NG v\"]\n"
+      "versions: \">=3.2\"\n"
+      "rules:\n"
+      "  - name: r\n"
+      "    source: s\n"
+      "    match: {system: [cluster-a, cluster-b]}\n"
+      "    limits: {r_overhead: {max: 1.3}}\n";
+  Parsed<ThresholdSpec> parsed = ParseThresholdSpec(text, "site.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const std::vector<ThresholdSpec> specs = {*parsed.value};
+  EXPECT_EQ(specs[0].identified_by, (std::vector<std::string>{"SiteMPI Version", "SiteMPI-NG v"}));
+  EXPECT_EQ(specs[0].rules[0].match.systems, (std::vector<std::string>{"cluster-a", "cluster-b"}));
+  // Without the file the built-in table does not know the library.
+  const std::string version = "SiteMPI Version 3.4.1 (based on MPICH Version: 4.1)";
+  EXPECT_EQ(IdentifyLibrary(version).implementation, "mpich");
+  const LibraryId id = IdentifyLibrary(version, specs);
+  EXPECT_EQ(id.implementation, "sitempi");
+  EXPECT_EQ(id.version, "3.4.1");
+  const ThresholdSpec* s = SelectThresholds(specs, id);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(IdentifyLibrary("SiteMPI-NG v5.0rc1", specs).version, "5.0rc1");
+  // Other libraries are named by the table as before.
+  EXPECT_EQ(IdentifyLibrary("Open MPI v4.1.4, package: Debian", specs).implementation, "openmpi");
+}
+
 }  // namespace
 }  // namespace nbcguard

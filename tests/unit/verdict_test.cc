@@ -137,6 +137,21 @@ TEST(VerdictTest, RuleAppliesByEachField) {
   EXPECT_FALSE(RuleApplies(r, unlabeled));
 }
 
+// A rule for named systems applies on those only; a run with no system set
+// is on none of them.
+TEST(VerdictTest, RuleAppliesOnItsSystemsOnly) {
+  TestContext t = Ctx();
+  Rule r = MakeRule("r", {Max(Metric::kOverhead, 0.5)});
+  r.match.systems = {"cluster-a", "cluster-b"};
+  EXPECT_FALSE(RuleApplies(r, t));
+  t.system = "cluster-c";
+  EXPECT_FALSE(RuleApplies(r, t));
+  t.system = "cluster-b";
+  EXPECT_TRUE(RuleApplies(r, t));
+  r.match.systems.clear();
+  EXPECT_TRUE(RuleApplies(r, t));
+}
+
 TEST(VerdictTest, AllGoodPasses) {
   const Verdict v = Evaluate(Grid(), Ctx(), {MakeRule("ok", {Max(Metric::kOverhead, 0.5)})});
   EXPECT_TRUE(v.pass) << v.Summary();
@@ -444,7 +459,7 @@ TEST(VerdictProjectFiles, EveryRuledCaseHasAPointInARegion) {
     for (const ThresholdSpec& spec : specs) {
       for (int nodes : c.value->nodes) {
         for (Deployment d : c.value->deployments) {
-          const TestContext test{c.value->collective, nodes, d, c.value->labels};
+          const TestContext test{c.value->collective, nodes, d, c.value->labels, c.value->kind, ""};
           bool applies = false, checks = false;
           for (const Rule& rule : spec.rules) {
             if (!RuleApplies(rule, test)) continue;

@@ -17,6 +17,11 @@ struct LibraryId {
 // "MPICH Version:\t4.0.2\n..." -> {mpich, 4.0.2}.
 LibraryId IdentifyLibrary(const std::string& version_string);
 
+// The library named `implementation`, its version the token after the
+// first occurrence of `marker` in the string (empty when none).
+LibraryId IdentifyLibrary(const std::string& version_string, const std::string& marker,
+                          const std::string& implementation);
+
 // Compares dotted versions numerically component by component ("4.10" >
 // "4.9"; missing components are 0). Returns -1, 0, 1.
 int CompareVersions(const std::string& a, const std::string& b);

@@ -27,7 +27,8 @@ struct RuleMatch {
   std::vector<Deployment> deployments;
   std::vector<std::string> collectives;
   std::vector<int> nodes;
-  std::vector<std::string> labels;  // matches when the test has ANY of these labels
+  std::vector<std::string> labels;   // matches when the test has ANY of these labels
+  std::vector<std::string> systems;  // matches when the run's system is one of these
 };
 
 // Which grid points of a matching test a rule checks. Overlap tests: on
@@ -62,8 +63,15 @@ struct Rule {
 struct ThresholdSpec {
   std::string file;
   std::string implementation;  // "openmpi", "mpich" (as LibraryId::implementation)
-  VersionRange versions;       // e.g. ">=4.0 <5"
+  // Texts of MPI_Get_library_version that name this implementation (a
+  // site's or vendor's library the built-in table does not know); the
+  // version is the token after the text. Empty: the built-in table's name.
+  std::vector<std::string> identified_by;
+  VersionRange versions;  // e.g. ">=4.0 <5"
   std::vector<Rule> rules;
+  // Which threshold directory the file came from, 0 first: per library the
+  // lowest layer holding a matching file wins (a site's over the shipped).
+  int layer = 0;
 };
 
 Parsed<ThresholdSpec> LoadThresholdSpec(const std::string& path);
@@ -74,10 +82,16 @@ Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std
 // ("rules[].region.comm.min").
 std::vector<SchemaKey> ThresholdSpecSchema();
 
+// The library named by a version string, the threshold files' own
+// identified_by texts tried before the built-in table (a derivative's text
+// often names its parent too).
+LibraryId IdentifyLibrary(const std::string& version_string, const std::vector<ThresholdSpec>& specs);
+
 // Among `specs`, the one whose implementation and version range match the
-// running library. nullptr when none (the caller reports that as an error,
-// never as a pass), and when several do: then `ambiguous` (when given) says
-// which files match, since either could hold the limits meant.
+// running library, from the lowest layer that has one. nullptr when none
+// (the caller reports that as an error, never as a pass), and when several
+// of that layer do: then `ambiguous` (when given) says which files match,
+// since either could hold the limits meant.
 const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library,
                                       std::string* ambiguous = nullptr);
 

@@ -21,6 +21,7 @@ struct TestContext {
   Deployment deployment = Deployment::kBasic;
   std::vector<std::string> labels;
   CaseKind kind = CaseKind::kOverlap;  // a rule applies to tests of its own kind only
+  std::string system;                  // the run's system (empty: none); rules' match.system
 };
 
 bool RuleApplies(const Rule& rule, const TestContext& test);

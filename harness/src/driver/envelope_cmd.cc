@@ -3,15 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "history_store.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/results_io.h"
 #include "nbcguard/stats.h"
+#include "nbcguard/threshold_init.h"
 #include "nbcguard/units.h"
 #include "results_files.h"
 
@@ -117,9 +120,66 @@ void Ranges::Print() const {
   for (const auto& [k, n] : invalid) std::printf("invalid points: %s: %d\n", k.c_str(), n);
 }
 
+// The samples a starting threshold file is set from: the limited ratios of
+// every valid point of an overlap run.
+void AddSamples(const json& j, const std::string& run, std::vector<EnvelopeSample>* samples) {
+  const json& c = j["case"];
+  for (const json& p : j["points"]) {
+    if (!p.value("valid", false)) continue;
+    for (const std::string& m : InitMetrics()) {
+      if (!p.contains(m) || !p[m]["median"].is_number() || !p[m]["ci_lo"].is_number()) continue;
+      samples->push_back({c.value("collective", "?"), c.value("deployment", "?"), c.value("nodes", 0), run, m,
+                          p[m]["median"].get<double>(), p[m]["ci_lo"].get<double>()});
+    }
+  }
+}
+
+int WriteThresholds(const std::vector<std::string>& dirs, const WriteThresholdsOptions& o,
+                    const std::map<std::string, std::string>& versions,
+                    const std::vector<EnvelopeSample>& samples) {
+  auto refuse = [&](const std::string& why) {
+    std::cerr << "nbcguard envelope: " << why << "; " << o.file << " not written\n";
+    return kUsage;
+  };
+  if (versions.size() != 1) {
+    std::string libs;
+    for (const auto& [version, run] : versions) libs += "\n  " + FirstLine(version) + "  (" + run + ")";
+    return refuse(versions.empty() ? std::string("no overlap results with a library version")
+                                   : "the results are of " + std::to_string(versions.size()) +
+                                         " library builds; give the directories of one:" + libs);
+  }
+  ThresholdInit init;
+  const std::string& version = versions.begin()->first;
+  init.library = IdentifyLibrary(version);
+  if (init.library.implementation == "unknown") {
+    // A library the table does not know: named after its first line, which
+    // then identifies it (the user may shorten it to its stable part).
+    init.library.implementation = "site-mpi";
+    init.identified_by = FirstLine(version);
+  }
+  init.margin = o.margin;
+  init.min_runs = o.min_runs;
+  init.system = o.system;
+  std::string command = "nbcguard envelope --write-thresholds";
+  for (const std::string& d : dirs) command += " " + d;
+  init.measured = UtcIso(std::time(nullptr)).substr(0, 10) + " (" + command + ")";
+  std::string error;
+  const std::string text = StartingThresholdFile(init, samples, &error);
+  if (text.empty()) return refuse(error);
+  if (const std::string e = WriteFileAtomically(o.file, text); !e.empty()) return refuse(e);
+  std::cout << "wrote " << o.file << ": implementation " << init.library.implementation << " "
+            << init.library.version << ", margin " << o.margin << "; check it with nbcguard check " << o.file
+            << "\n";
+  return kPass;
+}
+
 }  // namespace
 
-int Envelope(const std::vector<std::string>& dirs, bool per_point) {
+int Envelope(const std::vector<std::string>& dirs, bool per_point) { return Envelope(dirs, per_point, {}); }
+
+int Envelope(const std::vector<std::string>& dirs, bool per_point, const WriteThresholdsOptions& write) {
+  std::vector<EnvelopeSample> samples;
+  std::map<std::string, std::string> versions;  // first line of each library version -> a run of it
   Ranges ranges;
   ranges.per_point = per_point;
   int files = 0;
@@ -133,11 +193,18 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) {
     const json& j = read.doc->json;
     if (!j.contains("points")) continue;
     ++files;
-    if (j.value("kind", std::string()) == "partitioned") ranges.AddPartitioned(j);
-    else ranges.AddOverlap(j);
+    if (j.value("kind", std::string()) == "partitioned") {
+      ranges.AddPartitioned(j);
+    } else {
+      ranges.AddOverlap(j);
+      const std::string version = j.value("environment", json::object()).value("library_version", "");
+      if (!version.empty()) versions.emplace(version, file.string());
+      AddSamples(j, file.string(), &samples);
+    }
   }
   std::printf("%d results files\n", files);
   ranges.Print();
+  if (files > 0 && !write.file.empty()) return WriteThresholds(dirs, write, versions, samples);
   if (files > 0) return kPass;
   // Nothing to read is the caller's mistake (exit 2, as cost and summary).
   std::cerr << "nbcguard envelope: no readable results.json under the directories given\n";

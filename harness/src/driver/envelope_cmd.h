@@ -15,4 +15,15 @@ namespace nbcguard {
 // to run (the flakiness budget).
 int Envelope(const std::vector<std::string>& dirs, bool per_point);
 
+// --write-thresholds: a starting threshold file from the same files
+// (nbcguard/threshold_init.h), written atomically to `file`.
+struct WriteThresholdsOptions {
+  std::string file;  // empty: none written
+  double margin = 0.25;
+  int min_runs = 3;
+  std::string system;
+};
+
+int Envelope(const std::vector<std::string>& dirs, bool per_point, const WriteThresholdsOptions& write);
+
 }  // namespace nbcguard

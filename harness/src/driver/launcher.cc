@@ -11,12 +11,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
 #include "nbcguard/units.h"
 
 namespace nbcguard {
+
+namespace fs = std::filesystem;
 
 namespace {
 // The global state signal handlers need: the child group to kill and the
@@ -99,8 +102,8 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
   std::ifstream f(path);
   if (!f) {
     *error = "cannot read " + path +
-             " (it is written by CMake next to the nbcguard executable; "
-             "pass --config <build>/nbcguard-config.json)";
+             " (CMake writes it in the build directory and installs it in <prefix>/share/nbcguard; "
+             "pass --config FILE or set NBCGUARD_CONFIG)";
     return false;
   }
   try {
@@ -115,7 +118,11 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     c->harness = j.at("harness");
     c->compute = j.at("compute");
     c->cases_dir = j.at("cases_dir");
-    c->thresholds_dir = j.at("thresholds_dir");
+    // One directory, or several searched in order (a site's over the shipped).
+    const nlohmann::json& td = j.at("thresholds_dir");
+    c->thresholds_dirs =
+        td.is_array() ? td.get<std::vector<std::string>>() : std::vector<std::string>{td.get<std::string>()};
+    c->system = j.value("system", "");
     c->results_dir = j.at("results_dir");
     c->reference_library = j.value("reference_library", "");
     c->baseline_dir = j.value("baseline_dir", "");
@@ -124,6 +131,19 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     *error = path + ": " + e.what();
     return false;
   }
+  // An installed config names its programs and files relative to itself.
+  const fs::path base = fs::path(path).parent_path();
+  for (std::string* p : {&c->harness, &c->compute, &c->reference_library, &c->cases_dir})
+    if (!p->empty() && fs::path(*p).is_relative()) *p = (base / *p).lexically_normal().string();
+  for (std::string& p : c->thresholds_dirs)
+    if (!p.empty() && fs::path(p).is_relative()) p = (base / p).lexically_normal().string();
+  if (c->thresholds_dirs.empty()) {
+    *error = path + ": thresholds_dir names no directory";
+    return false;
+  }
+  // Left to the user by an installed config: results under the working
+  // directory, no calibration cache.
+  if (c->results_dir.empty()) c->results_dir = "nbcguard-results";
   const auto& known = KnownLaunchers();
   if (std::find(known.begin(), known.end(), c->launcher) == known.end()) {
     std::string allowed;

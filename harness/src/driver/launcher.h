@@ -21,7 +21,11 @@ struct Config {
   std::string mpiexec, numproc_flag;
   std::vector<std::string> preflags, postflags;
   std::string harness, compute;
-  std::string cases_dir, thresholds_dir, results_dir;
+  std::string cases_dir, results_dir;
+  // Threshold directories, searched in order: per library the first one
+  // holding a matching file wins (a site's directory over the shipped one).
+  std::vector<std::string> thresholds_dirs;
+  std::string system;             // NBCGUARD_SYSTEM: matched by rules' match.system (empty: none)
   std::string calibration_cache;  // NBCGUARD_CALIBRATION_CACHE: cached calibrated sizes (empty = off)
   std::string reference_library;  // libnbcguard-reference.so (reference behaviours)
   std::string baseline_dir;       // NBCGUARD_BASELINE_DIR: generated tests compare with it (empty = no)

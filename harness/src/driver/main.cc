@@ -37,15 +37,25 @@
 #include "run_cmd.h"
 #include "selfcheck.h"
 #include "summary.h"
+#include "thresholds.h"
 
 namespace fs = std::filesystem;
 
 namespace nbcguard {
 namespace {
 
+// The config when no --config is given: NBCGUARD_CONFIG; else the installed
+// one (<bindir>/../share/nbcguard/nbcguard-config.json, relative to this
+// executable); else, in a build tree, the nearest nbcguard-config.json in a
+// directory above the executable (build/<preset>/ for build/<preset>/harness/).
 std::string DefaultConfigPath() {
+  if (const char* env = std::getenv("NBCGUARD_CONFIG"); env && *env) return env;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+#ifdef NBCGUARD_INSTALLED_CONFIG
+  const fs::path installed = (exe.parent_path() / NBCGUARD_INSTALLED_CONFIG).lexically_normal();
+  if (fs::exists(installed, ec)) return installed.string();
+#endif
   for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
     if (fs::exists(dir / "nbcguard-config.json")) return (dir / "nbcguard-config.json").string();
   return "nbcguard-config.json";
@@ -59,7 +69,8 @@ std::string VersionText(const std::string& config_path) {
   std::string error;
   if (LoadConfig(config_path, &cfg, &error))
     text += "\nbuilt for: " + cfg.implementation + ", ranks started by " + cfg.launcher + " (" + cfg.mpiexec +
-            ")\nconfig: " + config_path;
+            ")\nsystem: " + (cfg.system.empty() ? std::string("(none)") : cfg.system) +
+            "\nconfig: " + config_path;
   else text += "\nconfig: none found (" + error + ")";
   return text;
 }
@@ -148,8 +159,11 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
       "--history", ro->history,
       "results history (sqlite:PATH, a path, or postgresql://...; default $NBCGUARD_HISTORY) whose "
       "spread between jobs a limit must also be exceeded by (docs/history.md)");
-  run->add_option("--system", ro->system,
-                  "the system whose history series count (default $NBCGUARD_SYSTEM or the host name)");
+  run->add_option(
+      "--system", ro->system,
+      "the system the run is on: matched by threshold rules' match.system, recorded in results.json, "
+      "and whose history series count (default $NBCGUARD_SYSTEM, else the build's NBCGUARD_SYSTEM; "
+      "for the history, else the host name)");
   run->add_option("--sentinel", ro->sentinel,
                   "the machine-noise sentinel: on (samples taken while another process or the host slowed a "
                   "rank are measured again; docs/method.md) or off (every sample kept, for comparison)")
@@ -175,7 +189,13 @@ Command AddRun(CLI::App& app, std::string* config_path) {
   AddMeasurementOptions(run, ro.get());
   run->add_option("--out", ro->out, "results directory (default: the build's results/)");
   run->add_option("--thresholds", ro->thresholds_dir,
-                  "directory of threshold files (default: the source tree's)")
+                  "directory of threshold files, instead of the configured ones (the shipped thresholds/ and "
+                  "NBCGUARD_SITE_THRESHOLDS)")
+      ->check(CLI::ExistingDirectory);
+  run->add_option(
+         "--site-thresholds", ro->site_thresholds,
+         "a site's directory of threshold files, searched before the configured ones: per MPI library "
+         "the first directory holding a matching file wins; repeatable")
       ->check(CLI::ExistingDirectory);
   run->add_option(
       "--baseline", ro->baseline,
@@ -346,7 +366,28 @@ std::vector<Command> AddResultsCommands(CLI::App& app) {
       ->check(CLI::ExistingDirectory);
   envelope->add_flag("--per-point", *per_point,
                      "one line per case, grid point and ratio (run-to-run spread)");
-  out.push_back({envelope, false, [dirs, per_point](const Config&) { return Envelope(*dirs, *per_point); }});
+  auto write = std::make_shared<WriteThresholdsOptions>();
+  envelope->add_option("--write-thresholds", write->file,
+                       "write a starting threshold file for the library of the runs: a rule per collective, "
+                       "deployment and process count, max limits a margin above the largest CI lower bound");
+  envelope->add_option("--margin", write->margin, "--write-thresholds: the margin (default 0.25)")
+      ->check(CLI::Range(0.0, 10.0));
+  envelope
+      ->add_option(
+          "--min-runs", write->min_runs,
+          "--write-thresholds: runs of each test needed (default 3; the job is the unit of evidence)")
+      ->check(CLI::Range(1, 1000));
+  envelope->add_option("--system", write->system, "--write-thresholds: every rule's match.system");
+  out.push_back({envelope, false, [dirs, per_point, write](const Config&) -> int {
+                   if (!write->system.empty()) {
+                     Config named;
+                     if (const std::string e = ApplySystem(write->system, &named); !e.empty()) {
+                       std::cerr << "nbcguard envelope: " << e << "\n";
+                       return kUsage;
+                     }
+                   }
+                   return Envelope(*dirs, *per_point, *write);
+                 }});
 
   struct JunitOptions {
     std::vector<std::string> files;

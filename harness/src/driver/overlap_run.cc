@@ -15,6 +15,7 @@
 #include "nbcguard/raw_records.h"
 #include "nbcguard/results_io.h"
 #include "nbcguard/units.h"
+#include "thresholds.h"
 
 namespace nbcguard {
 
@@ -409,7 +410,7 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
     const auto* second_kind = dynamic_cast<const OverlapJob*>(second.kind.get());
     const std::optional<BetweenRunNoise> noise = NoiseFor(t.cfg, t.test, t.ro);
     final_verdict =
-        Confirm(fv, second_kind->reduction().points, t.test.Context(),
+        Confirm(fv, second_kind->reduction().points, JudgedContext(t.cfg, t.test),
                 first->spec ? first->spec->rules : std::vector<Rule>{}, noise ? &*noise : nullptr);
     confirmation["results"] = second.results_path.string();
     if (second.rc != kPass && second.rc != kFail && second.rc != kInconclusive)

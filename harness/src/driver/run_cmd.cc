@@ -55,7 +55,9 @@ int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& r
   if (!ro.reference.empty())
     c.reference.behaviour = *ParseReferenceBehaviour(ro.reference);  // checked by CLI
   Config cfg_run = cfg;
-  if (!ro.thresholds_dir.empty()) cfg_run.thresholds_dir = ro.thresholds_dir;
+  if (!ro.thresholds_dir.empty()) cfg_run.thresholds_dirs = {ro.thresholds_dir};
+  cfg_run.thresholds_dirs.insert(cfg_run.thresholds_dirs.begin(), ro.site_thresholds.begin(),
+                                 ro.site_thresholds.end());
   std::vector<ThresholdSpec> specs;
   if (!LoadThresholds(cfg_run, &specs)) return kUsage;
   if (const std::string error = OptionsError(c, ro); !error.empty()) {
@@ -99,14 +101,19 @@ int RunCase(const Config& cfg, const std::string& case_file, const RunOptions& r
 
 }  // namespace
 
-int RunCommand(const Config& cfg, const std::vector<std::string>& case_files, const RunOptions& given) {
+int RunCommand(const Config& config, const std::vector<std::string>& case_files, const RunOptions& given) {
   RunOptions ro = given;
+  Config cfg = config;
+  if (const std::string error = ApplySystem(ro.system, &cfg); !error.empty()) {
+    std::cerr << "nbcguard run: " << error << "\n";
+    return kUsage;
+  }
   const std::string url = HistoryUrl(ro.history);
   if (!url.empty()) {
     // A history that was asked for and cannot be read must not silently
     // leave the limits judged without it.
     std::string note;
-    if (!LoadBetweenRunSpreads(url, ro.system, &ro.between, &note)) {
+    if (!LoadBetweenRunSpreads(url, cfg.system, &ro.between, &note)) {
       std::cerr << "nbcguard run: " << note << "\n";
       return kUsage;
     }

@@ -183,15 +183,17 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
   record.library_version = found.version_line;
   record.threshold_file = out.threshold_file = found.spec ? found.spec->file : "(none)";
   const std::optional<BetweenRunNoise> noise = NoiseFor(s.cfg, test, s.ro);
-  if (found.spec) out.verdict = kind.Evaluate(test.Context(), found.spec->rules, noise ? &*noise : nullptr);
+  if (found.spec)
+    out.verdict = kind.Evaluate(JudgedContext(cfg, test), found.spec->rules, noise ? &*noise : nullptr);
   kind.Describe(s, raw, record);
   kind.PrintTable(std::cout, out.verdict);
   // A reference behaviour is judged by its known answer, not by rules.
   if (found.spec && out.verdict.rules_applied <= 0 && !test.spec.reference.active())
-    std::cout << NoRuleHint(test.Context(), found.spec->file);
+    std::cout << NoRuleHint(JudgedContext(cfg, test), found.spec->file);
   if (measurements) PrintCTestMeasurements(std::cout, kind.Measurements(out.verdict));
 
   out.results = kind.Results(raw, out.verdict);
+  out.results["system"] = cfg.system.empty() ? nlohmann::json() : nlohmann::json(cfg.system);
   if (!harness_error.empty()) out.results["harness_error"] = harness_error;
   if (hr.killed_after_end) {
     out.results["exit_hangs"].push_back("harness job");
@@ -218,7 +220,7 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
                       {{conformance.empty() ? "" : "conformance failure: " + conformance, kConformance},
                        {write_error, kUsage},
                        {harness_error, kHarnessFailed},
-                       {found.spec ? "" : NoThresholdsMessage(cfg.thresholds_dir, found), kUsage},
+                       {found.spec ? "" : NoThresholdsMessage(cfg.thresholds_dirs, found), kUsage},
                        {more_error, kHarnessFailed}},
                       VerdictCode(out.verdict));
   return out;

@@ -28,19 +28,20 @@ namespace nbcguard {
 
 // Options of `run` beyond the case file.
 struct RunOptions {
-  std::vector<int> nodes;                // default: the case's
-  std::vector<std::string> deployments;  // default: the case's
-  std::string out;                       // default: the build's results/
-  double timeout = 0;                    // seconds; 0 = the case's
-  std::string fault = "none";            // passed to the harness (testing)
-  std::string thresholds_dir;            // default: the configured one
-  std::string reference;                 // reference behaviour overriding the case's (empty = the case's)
-  std::vector<std::string> set_env;      // NAME=VALUE set after the deployment's environment
-  std::string baseline;                  // results of an earlier run to compare with (empty = none)
-  std::string clock_sync = "flat";       // passed to the harness: flat | tree
-  std::string sentinel = "on";           // passed to the harness: on | off (nbcguard/sentinel.h)
-  std::string calibration_cache;         // overrides the configured cache directory; "off": none
-  bool confirm = true;                   // a limit exceeded in one job fails only if a second job agrees
+  std::vector<int> nodes;                    // default: the case's
+  std::vector<std::string> deployments;      // default: the case's
+  std::string out;                           // default: the build's results/
+  double timeout = 0;                        // seconds; 0 = the case's
+  std::string fault = "none";                // passed to the harness (testing)
+  std::string thresholds_dir;                // replaces the configured directories (empty: keep them)
+  std::vector<std::string> site_thresholds;  // searched before those, in order
+  std::string reference;                     // reference behaviour overriding the case's (empty = the case's)
+  std::vector<std::string> set_env;          // NAME=VALUE set after the deployment's environment
+  std::string baseline;                      // results of an earlier run to compare with (empty = none)
+  std::string clock_sync = "flat";           // passed to the harness: flat | tree
+  std::string sentinel = "on";               // passed to the harness: on | off (nbcguard/sentinel.h)
+  std::string calibration_cache;             // overrides the configured cache directory; "off": none
+  bool confirm = true;                       // a limit exceeded in one job fails only if a second job agrees
   // Seconds for which a test reuses r_mpi_impact measured by an earlier
   // test of the same library build, ranks, deployment, threads, cpus and
   // computation targets (nbcguard/impact_store.h); 0: every test measures.

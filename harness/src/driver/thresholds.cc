@@ -1,5 +1,7 @@
 #include "thresholds.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 #include "nbcguard/driver_common.h"
@@ -8,33 +10,76 @@ namespace nbcguard {
 
 bool LoadThresholds(const Config& cfg, std::vector<ThresholdSpec>* specs) {
   bool ok = true;
-  for (const std::filesystem::path& f : YamlFiles(cfg.thresholds_dir)) {
-    Parsed<ThresholdSpec> p = LoadThresholdSpec(f.string());
-    if (!p.ok()) {
-      std::cerr << p.ErrorText() << "\n";
+  int layer = 0;
+  for (const std::string& dir : cfg.thresholds_dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      std::cerr << "error: threshold directory " << dir << " (" << cfg.path
+                << ") is not a readable directory\n";
       ok = false;
-    } else {
-      specs->push_back(*p.value);
     }
+    for (const std::filesystem::path& f : YamlFiles(dir)) {
+      Parsed<ThresholdSpec> p = LoadThresholdSpec(f.string());
+      if (!p.ok()) {
+        std::cerr << p.ErrorText() << "\n";
+        ok = false;
+      } else {
+        specs->push_back(*p.value);
+        specs->back().layer = layer;
+      }
+    }
+    ++layer;
   }
   return ok;
+}
+
+std::string ApplySystem(const std::string& option, Config* cfg) {
+  std::string from = cfg->path + " (system)";
+  if (!option.empty()) {
+    cfg->system = option;
+    from = "--system";
+  } else if (const char* env = std::getenv("NBCGUARD_SYSTEM")) {
+    cfg->system = env;
+    from = "NBCGUARD_SYSTEM";
+  }
+  const std::string& s = cfg->system;
+  const bool ok = std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+  if (ok && s.size() <= 64) return "";
+  return from + " is '" + s +
+         "'; a system name is at most 64 lowercase letters, digits, '_' and '-' (as rules' match.system), "
+         "or empty for none";
+}
+
+TestContext JudgedContext(const Config& cfg, const TestInstance& test) {
+  TestContext c = test.Context();
+  c.system = cfg.system;
+  return c;
 }
 
 LibraryThresholds ThresholdsFor(const RawRun& raw, const std::vector<ThresholdSpec>& specs) {
   LibraryThresholds t;
   const std::string version = raw.context.value("library_version", "");
   t.version_line = FirstLine(version);
-  t.lib = IdentifyLibrary(version);
+  t.lib = IdentifyLibrary(version, specs);
   t.spec = SelectThresholds(specs, t.lib, &t.ambiguous);
   return t;
 }
 
-std::string NoThresholdsMessage(const std::string& thresholds_dir, const LibraryThresholds& t) {
+std::string NoThresholdsMessage(const std::vector<std::string>& thresholds_dirs, const LibraryThresholds& t) {
   if (!t.ambiguous.empty()) return t.ambiguous;
   const LibraryId& lib = t.lib;
-  return "no threshold file in " + thresholds_dir + " matches the running library (" +
-         (lib.implementation.empty() ? "unknown" : lib.implementation) + " " + lib.version +
-         ", from: " + t.version_line + "); add one with 'implementation: " + lib.implementation +
+  std::string dirs;
+  for (const std::string& d : thresholds_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
+  std::string message = "no threshold file in " + dirs + " matches the running library (" +
+                        (lib.implementation.empty() ? "unknown" : lib.implementation) + " " + lib.version +
+                        ", from: " + t.version_line + "); ";
+  if (lib.implementation == "unknown")
+    return message +
+           "add one with 'implementation: <a name of yours>' and 'identified_by: <a text of that line>' "
+           "(docs/site-thresholds.md)";
+  return message + "add one with 'implementation: " + lib.implementation +
          "' and a 'versions:' range containing " + lib.version;
 }
 

@@ -79,7 +79,8 @@ DeploymentPlan TestInstance::Plan(const std::string& implementation) const {
 }
 
 TestContext TestInstance::Context() const {
-  return TestContext{spec.collective, nodes, deployment.value_or(Deployment::kBasic), spec.labels, spec.kind};
+  return TestContext{spec.collective, nodes,     deployment.value_or(Deployment::kBasic),
+                     spec.labels,     spec.kind, ""};
 }
 
 std::string TestInstance::ResultsSubdir() const {

@@ -75,6 +75,7 @@ bool RuleApplies(const Rule& rule, const TestContext& test) {
   if (!MatchesAny(m.deployments, test.deployment)) return false;
   if (!MatchesAny(m.collectives, test.collective)) return false;
   if (!MatchesAny(m.nodes, test.nodes)) return false;
+  if (!MatchesAny(m.systems, test.system)) return false;
   if (!m.labels.empty()) {
     const bool any = std::any_of(m.labels.begin(), m.labels.end(), [&](const std::string& l) {
       return std::find(test.labels.begin(), test.labels.end(), l) != test.labels.end();

@@ -93,12 +93,17 @@ std::string RangeError(const std::string& text, const std::string& why) {
 
 }  // namespace
 
+LibraryId IdentifyLibrary(const std::string& version_string, const std::string& marker,
+                          const std::string& implementation) {
+  const std::size_t at = version_string.find(marker);
+  if (at == std::string::npos) return {implementation, ""};
+  return {implementation, VersionAfter(version_string, at + marker.size())};
+}
+
 LibraryId IdentifyLibrary(const std::string& version_string) {
-  for (const Signature& sig : kSignatures) {
-    std::size_t at = version_string.find(sig.marker);
-    if (at == std::string::npos) continue;
-    return {sig.implementation, VersionAfter(version_string, at + std::string(sig.marker).size())};
-  }
+  for (const Signature& sig : kSignatures)
+    if (version_string.find(sig.marker) != std::string::npos)
+      return IdentifyLibrary(version_string, sig.marker, sig.implementation);
   return {"unknown", ""};
 }
 

@@ -139,6 +139,13 @@ const std::vector<Field<RuleMatch>>& MatchFields() {
        [](const Value& v, RuleMatch& m) {
          if (auto l = yaml_schema::ReadLabels(v, true)) m.labels = *l;
        }},
+      {"system", "a system name or a list of them (lowercase letters, digits, '_' and '-')", Need::kOptional,
+       nullptr,
+       "applies to runs on one of these systems (NBCGUARD_SYSTEM, `run --system`; absent: all, and a "
+       "run with no system set matches only rules without it)",
+       [](const Value& v, RuleMatch& m) {
+         if (auto l = yaml_schema::ReadLabels(v, true)) m.systems = *l;
+       }},
       {"kind", "one of " + yaml_schema::Join(CaseKindNames()), Need::kOptional, nullptr,
        "the kind of test the rule judges (absent: the kind of its metrics; r_partitioned is a "
        "partitioned ratio, the others overlap ratios)",
@@ -322,7 +329,7 @@ const std::vector<Field<Rule>>& RuleFields() {
        "where the numbers come from (a measurement, a paper)",
        [](const Value& v, Rule& r) { ParseText(v, r.source); }},
       {"match",
-       "a mapping with any of the keys deployment, collective, nodes, labels, kind, e.g. "
+       "a mapping with any of the keys deployment, collective, nodes, labels, system, kind, e.g. "
        "{deployment: progress}",
        Need::kOptional, nullptr, "which tests the rule applies to (absent: all)",
        [](const Value& v, Rule& r) {
@@ -461,6 +468,17 @@ void ParseImplementation(const Value& v, ThresholdSpec& spec) {
   }
 }
 
+// A non-empty text or a non-empty list of them, each at least 3 characters
+// (shorter ones would match inside unrelated version strings).
+void ParseIdentifiedBy(const Value& v, ThresholdSpec& spec) {
+  auto one = [](const YAML::Node& n) -> std::optional<std::string> {
+    std::optional<std::string> s = yaml_schema::ScalarText(n);
+    if (!s || s->size() < 3) return std::nullopt;
+    return s;
+  };
+  if (auto texts = yaml_schema::ReadItems<std::string>(v, true, one)) spec.identified_by = *texts;
+}
+
 void ParseVersions(const Value& v, ThresholdSpec& spec) {
   std::optional<std::string> text = yaml_schema::ScalarText(v.node);
   if (!text) {
@@ -481,6 +499,11 @@ const std::vector<Field<ThresholdSpec>>& ThresholdFields() {
        "an implementation name as identified from MPI_Get_library_version: openmpi, mpich, "
        "mvapich, intelmpi (lowercase letters, digits, '_' and '-')",
        Need::kRequired, nullptr, "the MPI library these thresholds are for", ParseImplementation},
+      {"identified_by", "a text of at least 3 characters, or a list of them, e.g. \"SiteMPI Version\"",
+       Need::kOptional, nullptr,
+       "texts of MPI_Get_library_version that name this implementation, for a library the built-in "
+       "table (openmpi, mpich, mvapich, intelmpi) does not know; the version is read after the text",
+       ParseIdentifiedBy},
       {"versions", "a quoted version range like \">=4.0 <5\", \"==4.1.4\" or \"*\"", Need::kRequired, nullptr,
        "library versions these thresholds are for", ParseVersions},
       {"rules",
@@ -545,11 +568,21 @@ std::vector<SchemaKey> ThresholdSpecSchema() {
   return out;
 }
 
+LibraryId IdentifyLibrary(const std::string& version_string, const std::vector<ThresholdSpec>& specs) {
+  for (const ThresholdSpec& spec : specs)
+    for (const std::string& text : spec.identified_by)
+      if (version_string.find(text) != std::string::npos)
+        return IdentifyLibrary(version_string, text, spec.implementation);
+  return IdentifyLibrary(version_string);
+}
+
 const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library,
                                       std::string* ambiguous) {
   const ThresholdSpec* found = nullptr;
   for (const ThresholdSpec& spec : specs) {
     if (spec.implementation != library.implementation || !spec.versions.Contains(library.version)) continue;
+    if (found && found->layer < spec.layer) continue;  // a lower layer's file already matched
+    if (found && spec.layer < found->layer) found = nullptr;
     if (found) {
       if (ambiguous)
         *ambiguous = "threshold files " + found->file + " and " + spec.file +
