@@ -73,8 +73,8 @@ std::string NoThresholdsMessage(const std::vector<std::string>& thresholds_dirs,
   std::string dirs;
   for (const std::string& d : thresholds_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
   std::string message = "no threshold file in " + dirs + " matches the running library (" +
-                        (lib.implementation.empty() ? "unknown" : lib.implementation) + " " + lib.version +
-                        ", from: " + t.version_line + "); ";
+                        (lib.implementation.empty() ? "unknown" : lib.implementation) +
+                        (lib.version.empty() ? "" : " " + lib.version) + ", from: " + t.version_line + "); ";
   if (lib.implementation == "unknown")
     return message +
            "add one with 'implementation: <a name of yours>' and 'identified_by: <a text of that line>' "
@@ -87,16 +87,19 @@ std::string NoRuleHint(const TestContext& test, const std::string& threshold_fil
   const bool partitioned = test.kind == CaseKind::kPartitioned;
   std::string labels;
   for (const std::string& l : test.labels) labels += (labels.empty() ? "" : ", ") + l;
+  const std::string system = test.system.empty() ? "" : ", system: " + test.system;
   std::string match = partitioned
-                          ? "{kind: partitioned, nodes: " + std::to_string(test.nodes) + "}"
+                          ? "{kind: partitioned, nodes: " + std::to_string(test.nodes) + system + "}"
                           : "{collective: " + test.collective + ", deployment: " + ToString(test.deployment) +
-                                ", nodes: " + std::to_string(test.nodes) + "}";
+                                ", nodes: " + std::to_string(test.nodes) + system + "}";
   std::string hint =
       "hint: no rule of " + threshold_file + " matches this test (" +
       (partitioned ? std::string("partitioned")
                    : "collective " + test.collective + ", deployment " + ToString(test.deployment)) +
       ", " + std::to_string(test.nodes) + " ranks, labels: " + labels +
-      "). Add one to that file, its limits above the envelope measured on this machine:\n";
+      (test.system.empty() ? std::string() : ", system " + test.system) +
+      "). Add one to that file, its limits above the envelope measured on this machine "
+      "(nbcguard envelope --write-thresholds writes a starting file from a few runs):\n";
   hint += "  - name: <a name of your own>\n";
   hint +=
       "    source: >-\n      measured <date>, <machine>: nbcguard envelope --per-point <results dirs of a few runs>\n";
