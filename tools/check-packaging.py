@@ -11,6 +11,8 @@ run here (no Spack, no container engine):
     - its launcher values are launchers NbcguardLauncher.cmake allows.
   packaging/container/Dockerfile
     - every tools/ script and --preset it runs exists;
+    - .dockerignore keeps the checkout's build/ out of the copied source (its
+      CMake caches name the checkout's path: the preset would refuse them);
     - its runtime stage installs, directly or as their dependencies, the
       Debian packages owning every library the installed programs need
       (their NEEDED entries), beside Debian's essential ones.
@@ -227,6 +229,11 @@ def check_dockerfile(source, prefix):
                 for preset in loop.split():
                     if preset not in presets:
                         fail("Dockerfile builds preset %s; CMakePresets.json has %s" % (preset, sorted(presets)))
+    ignore = os.path.join(source, ".dockerignore")
+    ignored = open(ignore).read().split() if os.path.exists(ignore) else []
+    if any(word == "COPY" and arg.split()[0] == "." for stage in stages for word, arg in stage) and \
+            not {"build", "build/", "/build", "/build/"} & set(ignored):
+        fail("Dockerfile copies the source tree, and .dockerignore does not leave build/ out")
     runtime = set()
     for word, arg in stages[-1]:
         if word == "RUN" and "apt-get install" in arg:
@@ -236,10 +243,16 @@ def check_dockerfile(source, prefix):
         fail("Dockerfile: the runtime stage installs no package")
         return
     provided = depends_of(runtime) | essential_packages()
+    expected = ["bin/nbcguard", "libexec/nbcguard/nbcguard-harness", "libexec/nbcguard/nbcguard-compute",
+                "lib/nbcguard/libnbcguard-reference.so", "lib/nbcguard/libnbcguard_compute.so"]
+    missing = [p for p in expected if not os.path.isfile(os.path.join(prefix, p))]
+    if missing:
+        fail("the installed tree %s lacks %s" % (prefix, ", ".join(missing)))
+        return
     programs = []
     for sub in ("bin", "libexec/nbcguard", "lib/nbcguard"):
         d = os.path.join(prefix, sub)
-        programs += [os.path.join(d, f) for f in sorted(os.listdir(d))] if os.path.isdir(d) else []
+        programs += [os.path.join(d, f) for f in sorted(os.listdir(d))]
     private = set(os.listdir(os.path.join(prefix, "lib/nbcguard")))
     checked = 0
     for prog in programs:

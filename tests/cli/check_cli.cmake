@@ -63,8 +63,9 @@ expect(0 "wrote ${WORK}/t.yaml: implementation openmpi 4.1.4" envelope "${WORK}/
        "${WORK}/runs/r3" --write-thresholds "${WORK}/t.yaml" --system lab-a)
 expect(0 "t.yaml: ok (threshold file)" check "${WORK}/t.yaml")
 file(READ "${WORK}/t.yaml" written)
+# The fixture's r_overhead: largest CI lower bound 1.230, x 1.25 = 1.5375.
 foreach(text "versions: \"==4.1.4\"" "match: {collective: ibcast, deployment: basic, nodes: 2, system: lab-a}"
-        "3 runs, margin 0.25" "r_overhead: {max: ")
+        "3 runs, margin 0.25" "largest CI lower bound 1.230" "r_overhead: {max: 1.54}")
   string(FIND "${written}" "${text}" at)
   if(at EQUAL -1)
     message(SEND_ERROR "envelope --write-thresholds: the file does not say '${text}':\n${written}")
@@ -73,11 +74,12 @@ foreach(text "versions: \"==4.1.4\"" "match: {collective: ibcast, deployment: ba
 endforeach()
 expect(2 "too few runs of ibcast basic n2 (2)" envelope "${WORK}/runs/r1" "${WORK}/runs/r2"
        --write-thresholds "${WORK}/t2.yaml")
+expect(2 "too few runs of ibcast basic n2 (1)" envelope "${WORK}/runs" --write-thresholds "${WORK}/t2.yaml")
 if(EXISTS "${WORK}/t2.yaml")
   message(SEND_ERROR "envelope --write-thresholds wrote a file from too few runs")
   set(failures 1)
 endif()
-expect(2 "a system name is at most 64 lowercase" envelope "${WORK}/runs/r1" --write-thresholds "${WORK}/t3.yaml"
+expect(2 "a system name is 1-64 letters, digits" envelope "${WORK}/runs/r1" --write-thresholds "${WORK}/t3.yaml"
        --system "Lab A")
 
 # check: the kind of file from its keys, not from its text.

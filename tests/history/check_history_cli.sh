@@ -123,4 +123,22 @@ grep -q "href=\"trends/index.html\"" "$work/summary.html" || fail "the summary d
 out=$("$driver" summary "$work/run" --format html --output "$work/summary2.html" --trends "$work/torn" 2>&1)
 [ $? -eq 2 ] && grep -q "no readable trends.json" <<<"$out" || fail "a directory without trends was not refused: $out"
 echo "ok: the HTML summary shows the trends section"
+# Without --system and NBCGUARD_SYSTEM, the system the run recorded
+# (results.json "system", as `run --history` looks it up); two systems in
+# one run directory are refused.
+mkdir -p "$work/recorded" && cp -r "$good"/. "$work/recorded/"
+for f in "$work"/recorded/*/n2/basic/results.json; do sed -i '0,/{/s//{"system": "lab-a",/' "$f"; done
+out=$(env -u NBCGUARD_SYSTEM "$driver" history ingest "$work/recorded" --db "$db" --date 2026-11-03 2>&1) ||
+  fail "ingest of $work/recorded exited $?: $out"
+grep -q "stored run .* system lab-a," <<<"$out" || fail "the run's recorded system was not used: $out"
+sed -i 's/"system": "lab-a"/"system": "lab-b"/' "$work"/recorded/ireduce/n2/basic/results.json
+out=$(env -u NBCGUARD_SYSTEM "$driver" history ingest "$work/recorded" --db "$db" --date 2026-11-04 2>&1) &&
+  fail "a run naming two systems was stored: $out"
+grep -q "its results name several systems (lab-a, lab-b); give --system" <<<"$out" || fail "not refused by name: $out"
+n=$(runs)
+"$driver" history ingest "$work/recorded" --db "$db" --system lab-a --date 2026-11-04 >/dev/null 2>&1 ||
+  fail "the same run with --system was refused"
+[ "$(runs)" = $((n + 1)) ] || fail "--system did not decide between the two"
+echo "ok: a run is filed under the system it recorded; two systems are refused"
+
 echo "PASS: history ingest and check on $db"

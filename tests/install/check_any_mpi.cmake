@@ -8,10 +8,18 @@
 #   cmake -D SOURCE_DIR=<repo> -D WORK=<scratch> -D BUILD_DIR=<build dir for it>
 #         -D BUILD_TYPE=... -D CXX_FLAGS=... -D C_FLAGS=... -P check_any_mpi.cmake
 # BUILD_DIR is best at the depth of the presets' build directories
-# (build/<name>), where ccache reuses their MPI-independent objects.
+# (build/<name>), where ccache reuses their MPI-independent objects; it is
+# removed first only when it holds the marker file an earlier run left.
 cmake_policy(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/../mpi/run_driver.cmake)
+# BUILD_DIR is outside the test's own directory: it is removed only when an
+# earlier run of this test made it (its marker file), never a directory of
+# someone else's.
+if(EXISTS "${BUILD_DIR}" AND NOT EXISTS "${BUILD_DIR}/.nbcguard-any-mpi")
+  message(FATAL_ERROR "${BUILD_DIR} exists and was not made by this test; remove it or move it away")
+endif()
 file(REMOVE_RECURSE "${WORK}" "${BUILD_DIR}")
+file(WRITE "${BUILD_DIR}/.nbcguard-any-mpi" "made by tests/install/check_any_mpi.cmake\n")
 execute_process(COMMAND bash "${SOURCE_DIR}/tools/mpi-prefix.sh" "${WORK}/mpi" RESULT_VARIABLE rc
                 OUTPUT_VARIABLE mpi_home ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0)

@@ -11,12 +11,12 @@
 namespace nbcguard {
 namespace {
 
-std::vector<EnvelopeSample> Runs(int runs, const std::string& collective, double ci_lo_step) {
+// One sample per run and ratio; the runs' CI lower bounds in the order given.
+std::vector<EnvelopeSample> Runs(const std::string& collective, const std::vector<double>& ci_lo) {
   std::vector<EnvelopeSample> out;
-  for (int r = 0; r < runs; ++r)
+  for (std::size_t r = 0; r < ci_lo.size(); ++r)
     for (const std::string& m : InitMetrics())
-      out.push_back({collective, "basic", 2, "run" + std::to_string(r) + "/results.json", m, 1.0 + 0.05 * r,
-                     0.9 + ci_lo_step * r});
+      out.push_back({collective, "basic", 2, "run" + std::to_string(r), m, ci_lo[r] + 0.1, ci_lo[r]});
   return out;
 }
 
@@ -40,8 +40,9 @@ TEST(ThresholdInit, LimitIsTheMarginAboveTheLargestLowerBoundRoundedUp) {
 // named system only, and its limits sit above every lower bound measured:
 // the runs it was set from pass it.
 TEST(ThresholdInit, TheFileParsesAndItsRulesPassTheRunsTheyCameFrom) {
-  std::vector<EnvelopeSample> samples = Runs(3, "ibcast", 0.1);  // largest CI lower bound 1.1
-  for (const EnvelopeSample& s : Runs(4, "ireduce", 0.02)) samples.push_back(s);
+  // largest CI lower bound 1.1 (not the last run's), x 1.25 = 1.375 -> 1.38
+  std::vector<EnvelopeSample> samples = Runs("ibcast", {0.9, 1.1, 1.0});
+  for (const EnvelopeSample& s : Runs("ireduce", {0.9, 0.92, 0.94, 0.96})) samples.push_back(s);
   std::string error;
   const std::string text = StartingThresholdFile(Init(), samples, &error);
   ASSERT_FALSE(text.empty()) << error;
@@ -57,7 +58,7 @@ TEST(ThresholdInit, TheFileParsesAndItsRulesPassTheRunsTheyCameFrom) {
   ASSERT_EQ(ibcast.limits.size(), 3u);
   for (const Limit& l : ibcast.limits) {
     ASSERT_TRUE(l.max.has_value());
-    EXPECT_DOUBLE_EQ(*l.max, StartingLimit(1.1, 0.25));
+    EXPECT_DOUBLE_EQ(*l.max, 1.38);
   }
   EXPECT_NE(ibcast.source.find("3 runs, margin 0.25"), std::string::npos) << ibcast.source;
   EXPECT_NE(ibcast.source.find("largest CI lower bound 1.100"), std::string::npos) << ibcast.source;
@@ -71,8 +72,8 @@ TEST(ThresholdInit, TheFileParsesAndItsRulesPassTheRunsTheyCameFrom) {
 }
 
 TEST(ThresholdInit, TooFewRunsOfATestWriteNothing) {
-  std::vector<EnvelopeSample> samples = Runs(3, "ibcast", 0.1);
-  for (const EnvelopeSample& s : Runs(2, "ireduce", 0.1)) samples.push_back(s);
+  std::vector<EnvelopeSample> samples = Runs("ibcast", {1.0, 1.0, 1.0});
+  for (const EnvelopeSample& s : Runs("ireduce", {1.0, 1.0})) samples.push_back(s);
   std::string error;
   EXPECT_EQ(StartingThresholdFile(Init(), samples, &error), "");
   EXPECT_NE(error.find("too few runs of ireduce basic n2 (2)"), std::string::npos) << error;
@@ -86,14 +87,15 @@ TEST(ThresholdInit, TooFewRunsOfATestWriteNothing) {
 TEST(ThresholdInit, AnUnknownLibraryIsIdentifiedByTheFile) {
   ThresholdInit init = Init();
   init.library = {"site-mpi", ""};
-  init.identified_by = "Acme \"Fast\" MPI 2.3";
+  init.identified_by = "Acme \"Fast\"\tMPI 2.3";  // a quote and a tab: escaped in YAML
   std::string error;
-  const std::string text = StartingThresholdFile(init, Runs(3, "ibcast", 0.1), &error);
+  const std::string text = StartingThresholdFile(init, Runs("ibcast", {1.0, 1.0, 1.0}), &error);
   Parsed<ThresholdSpec> parsed = ParseThresholdSpec(text, "start.yaml");
   ASSERT_TRUE(parsed.ok()) << parsed.ErrorText() << "\n" << text;
   const std::vector<ThresholdSpec> specs = {*parsed.value};
-  EXPECT_EQ(IdentifyLibrary("Acme \"Fast\" MPI 2.3 (build 7)", specs).implementation, "site-mpi");
-  EXPECT_NE(SelectThresholds(specs, IdentifyLibrary("Acme \"Fast\" MPI 2.3", specs)), nullptr);
+  EXPECT_EQ(specs[0].identified_by, std::vector<std::string>{init.identified_by});
+  EXPECT_EQ(IdentifyLibrary("Acme \"Fast\"\tMPI 2.3 (build 7)", specs).implementation, "site-mpi");
+  EXPECT_NE(SelectThresholds(specs, IdentifyLibrary("Acme \"Fast\"\tMPI 2.3", specs)), nullptr);
 }
 
 }  // namespace

@@ -307,6 +307,14 @@ TEST(ThresholdSpecSelect, ASiteLayerWinsOverTheShippedOnePerLibrary) {
   s = SelectThresholds(reversed, {"mpich", "4.0.2"});
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->file, "site/mpich.yaml");
+  // Two matches of a higher layer listed before the lowest layer's one:
+  // not an ambiguity.
+  std::vector<ThresholdSpec> shuffled = {specs[1], Spec("mpich", "*", "shipped/mpich-too.yaml"), specs[0]};
+  shuffled[1].layer = 1;
+  std::string none;
+  s = SelectThresholds(shuffled, {"mpich", "4.0.2"}, &none);
+  ASSERT_NE(s, nullptr) << none;
+  EXPECT_EQ(s->file, "site/mpich.yaml");
   specs.push_back(Spec("mpich", ">=3", "site/mpich-too.yaml"));
   std::string why;
   EXPECT_EQ(SelectThresholds(specs, {"mpich", "4.0.2"}, &why), nullptr);
@@ -339,6 +347,15 @@ TEST(ThresholdSpecIdentity, AFileNamesALibraryTheTableDoesNotKnow) {
   EXPECT_EQ(IdentifyLibrary("SiteMPI-NG v5.0rc1", specs).version, "5.0rc1");
   // Other libraries are named by the table as before.
   EXPECT_EQ(IdentifyLibrary("Open MPI v4.1.4, package: Debian", specs).implementation, "openmpi");
+}
+
+TEST(ThresholdSpecSystem, NamesAreHostLikeWords) {
+  for (const char* ok : {"lab-a", "CI-Runner", "node1.site.example", "a", "x_1"})
+    EXPECT_TRUE(IsSystemName(ok)) << ok;
+  for (const char* bad : {"", "-lab", "_lab", ".x", "Lab A", "a/b", "caf\xc3\xa9"})
+    EXPECT_FALSE(IsSystemName(bad)) << bad;
+  EXPECT_TRUE(IsSystemName(std::string(64, 'a')));
+  EXPECT_FALSE(IsSystemName(std::string(65, 'a')));
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace nbcguard {
 struct EnvelopeSample {
   std::string collective, deployment;
   int nodes = 0;
-  std::string run;     // the results.json it came from (runs are counted by file)
+  std::string run;     // the run it came from (envelope: the directory given; runs are counted by it)
   std::string metric;  // r_overhead, r_comp_slowdown, r_mpi_impact
   double median = 0, ci_lo = 0;
 };

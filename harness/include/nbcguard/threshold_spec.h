@@ -82,6 +82,11 @@ Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std
 // ("rules[].region.comm.min").
 std::vector<SchemaKey> ThresholdSpecSchema();
 
+// A system name as rules' match.system and NBCGUARD_SYSTEM take it: 1-64
+// letters, digits, '.', '_' and '-', starting with a letter or digit (host
+// names fit).
+bool IsSystemName(const std::string& name);
+
 // The library named by a version string, the threshold files' own
 // identified_by texts tried before the built-in table (a derivative's text
 // often names its parent too).

@@ -134,8 +134,14 @@ void AddSamples(const json& j, const std::string& run, std::vector<EnvelopeSampl
   }
 }
 
+// A library build: a results.json of it and how its run named it.
+struct Build {
+  std::string run;
+  LibraryId id;
+};
+
 int WriteThresholds(const std::vector<std::string>& dirs, const WriteThresholdsOptions& o,
-                    const std::map<std::string, std::string>& versions,
+                    const std::map<std::string, Build>& versions,
                     const std::vector<EnvelopeSample>& samples) {
   auto refuse = [&](const std::string& why) {
     std::cerr << "nbcguard envelope: " << why << "; " << o.file << " not written\n";
@@ -143,19 +149,24 @@ int WriteThresholds(const std::vector<std::string>& dirs, const WriteThresholdsO
   };
   if (versions.size() != 1) {
     std::string libs;
-    for (const auto& [version, run] : versions) libs += "\n  " + FirstLine(version) + "  (" + run + ")";
+    for (const auto& [version, build] : versions)
+      libs += "\n  " + FirstLine(version) + "  (" + build.run + ")";
     return refuse(versions.empty() ? std::string("no overlap results with a library version")
                                    : "the results are of " + std::to_string(versions.size()) +
                                          " library builds; give the directories of one:" + libs);
   }
   ThresholdInit init;
   const std::string& version = versions.begin()->first;
-  init.library = IdentifyLibrary(version);
+  init.library = versions.begin()->second.id;
   if (init.library.implementation == "unknown") {
-    // A library the table does not know: named after its first line, which
-    // then identifies it (the user may shorten it to its stable part).
+    // A library neither the table nor a threshold file knew: named after
+    // its version string's first line, which then identifies it (shorten
+    // it to its stable part).
     init.library.implementation = "site-mpi";
     init.identified_by = FirstLine(version);
+    if (init.identified_by.size() < 3)
+      return refuse("the library's version string starts with '" + init.identified_by +
+                    "', too short to identify it by; write the file's identified_by by hand");
   }
   init.margin = o.margin;
   init.min_runs = o.min_runs;
@@ -179,27 +190,38 @@ int Envelope(const std::vector<std::string>& dirs, bool per_point) { return Enve
 
 int Envelope(const std::vector<std::string>& dirs, bool per_point, const WriteThresholdsOptions& write) {
   std::vector<EnvelopeSample> samples;
-  std::map<std::string, std::string> versions;  // first line of each library version -> a run of it
+  std::map<std::string, Build> versions;  // each library version string -> a run of it
   Ranges ranges;
   ranges.per_point = per_point;
   int files = 0;
-  std::vector<std::string> missing;  // none: the CLI checked that each directory exists
-  for (const fs::path& file : FindResultsFiles(dirs, &missing)) {
-    const ResultsRead read = ReadResults(file);
-    if (!read.ok()) {
-      std::cerr << "nbcguard envelope: " << read.error << "\n";
-      continue;
-    }
-    const json& j = read.doc->json;
-    if (!j.contains("points")) continue;
-    ++files;
-    if (j.value("kind", std::string()) == "partitioned") {
-      ranges.AddPartitioned(j);
-    } else {
+  // One directory per run: a starting file counts runs by the directory
+  // given (a run of several cases of one collective is still one run).
+  for (const std::string& dir : dirs) {
+    std::vector<std::string> missing;  // none: the CLI checked that each directory exists
+    for (const fs::path& file : FindResultsFiles({dir}, &missing)) {
+      const ResultsRead read = ReadResults(file);
+      if (!read.ok()) {
+        std::cerr << "nbcguard envelope: " << read.error << "\n";
+        continue;
+      }
+      const json& j = read.doc->json;
+      if (!j.contains("points")) continue;
+      ++files;
+      if (j.value("kind", std::string()) == "partitioned") {
+        ranges.AddPartitioned(j);
+        continue;
+      }
       ranges.AddOverlap(j);
       const std::string version = j.value("environment", json::object()).value("library_version", "");
-      if (!version.empty()) versions.emplace(version, file.string());
-      AddSamples(j, file.string(), &samples);
+      if (version.empty()) continue;
+      // As the run named it (threshold files' identified_by first); older
+      // results have only the version string.
+      const json lib = j.value("library", json::object());
+      const LibraryId id = lib.is_object() && lib.contains("implementation")
+                               ? LibraryId{lib.value("implementation", ""), lib.value("version", "")}
+                               : IdentifyLibrary(version);
+      versions.emplace(version, Build{file.string(), id});
+      AddSamples(j, dir, &samples);
     }
   }
   std::printf("%d results files\n", files);

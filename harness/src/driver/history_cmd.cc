@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -153,8 +154,12 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
   if (tests.empty()) return Refuse(o.run_dir, "no results.json of an overlap test below it");
   std::vector<fs::path> files;
   std::time_t newest = 0;
+  std::set<std::string>
+      recorded_systems;  // results.json "system" (run --system, NBCGUARD_SYSTEM, the build's)
   for (const TestResults& t : tests) {
     const ResultsRead r = ReadResults(t.source);
+    if (r.ok() && r.doc->json.contains("system") && r.doc->json["system"].is_string())
+      recorded_systems.insert(r.doc->json["system"].get<std::string>());
     const json run = r.ok() ? r.doc->json.value("run", json::object()) : json::object();
     if (run.is_object() && run.contains("completed") && !run.value("completed", true))
       return Refuse(o.run_dir, t.source +
@@ -186,7 +191,17 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
   } else {
     run.run_date = UtcIso(newest);
   }
-  run.system_name = SystemName(o.system);
+  // The system: --system, else NBCGUARD_SYSTEM, else the one the run
+  // recorded (the same name `run --history` looks up), else the host name.
+  if (o.system.empty() && Env("NBCGUARD_SYSTEM").empty() && recorded_systems.size() > 1) {
+    std::string names;
+    for (const std::string& s : recorded_systems) names += (names.empty() ? "" : ", ") + s;
+    return Refuse(o.run_dir, "its results name several systems (" + names + "); give --system");
+  }
+  run.system_name =
+      SystemName(o.system.empty() && Env("NBCGUARD_SYSTEM").empty() && recorded_systems.size() == 1
+                     ? *recorded_systems.begin()
+                     : o.system);
   run.library = tests.front().key.implementation;
   run.library_version = tests.front().library_version;
   run.library_revision = !o.revision.empty() ? o.revision : Env("NBCGUARD_MPI_REVISION");

@@ -132,7 +132,8 @@ bool LoadConfig(const std::string& path, Config* c, std::string* error) {
     return false;
   }
   // An installed config names its programs and files relative to itself.
-  const fs::path base = fs::path(path).parent_path();
+  std::error_code ec;
+  const fs::path base = fs::absolute(path, ec).parent_path();
   for (std::string* p : {&c->harness, &c->compute, &c->reference_library, &c->cases_dir})
     if (!p->empty() && fs::path(*p).is_relative()) *p = (base / *p).lexically_normal().string();
   for (std::string& p : c->thresholds_dirs)

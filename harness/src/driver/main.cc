@@ -187,7 +187,9 @@ Command AddRun(CLI::App& app, std::string* config_path) {
   CLI::App* run = app.add_subcommand("run", "run a case: measure, print ratios and the verdict");
   run->add_option("cases", *files, "case files (cases/*.yaml)")->required();
   AddMeasurementOptions(run, ro.get());
-  run->add_option("--out", ro->out, "results directory (default: the build's results/)");
+  run->add_option("--out", ro->out,
+                  "results directory (default: the config's: the build's results/, an installed tree's "
+                  "./nbcguard-results)");
   run->add_option("--thresholds", ro->thresholds_dir,
                   "directory of threshold files, instead of the configured ones (the shipped thresholds/ and "
                   "NBCGUARD_SITE_THRESHOLDS)")

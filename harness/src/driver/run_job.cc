@@ -194,6 +194,9 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
 
   out.results = kind.Results(raw, out.verdict);
   out.results["system"] = cfg.system.empty() ? nlohmann::json() : nlohmann::json(cfg.system);
+  // The library as the threshold files named it (identified_by before the
+  // built-in table): what a threshold file written from these results names.
+  out.results["library"] = {{"implementation", found.lib.implementation}, {"version", found.lib.version}};
   if (!harness_error.empty()) out.results["harness_error"] = harness_error;
   if (hr.killed_after_end) {
     out.results["exit_hangs"].push_back("harness job");

@@ -38,18 +38,14 @@ std::string ApplySystem(const std::string& option, Config* cfg) {
   if (!option.empty()) {
     cfg->system = option;
     from = "--system";
-  } else if (const char* env = std::getenv("NBCGUARD_SYSTEM")) {
+  } else if (const char* env = std::getenv("NBCGUARD_SYSTEM"); env && *env) {
     cfg->system = env;
     from = "NBCGUARD_SYSTEM";
   }
-  const std::string& s = cfg->system;
-  const bool ok = std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-  });
-  if (ok && s.size() <= 64) return "";
-  return from + " is '" + s +
-         "'; a system name is at most 64 lowercase letters, digits, '_' and '-' (as rules' match.system), "
-         "or empty for none";
+  if (cfg->system.empty() || IsSystemName(cfg->system)) return "";
+  return from + " is '" + cfg->system +
+         "'; a system name is 1-64 letters, digits, '.', '_' and '-', starting with a letter or digit (as "
+         "rules' match.system), or empty for none";
 }
 
 TestContext JudgedContext(const Config& cfg, const TestInstance& test) {

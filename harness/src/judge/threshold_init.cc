@@ -25,11 +25,24 @@ std::string Fixed(double x, int digits) {
   return buf;
 }
 
+// A YAML double-quoted scalar: quotes, backslashes and control characters
+// escaped (a version string may hold tabs).
 std::string Quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -83,8 +96,10 @@ std::string StartingThresholdFile(const ThresholdInit& init, const std::vector<E
   for (const auto& [key, g] : groups) {
     const auto& [collective, deployment, nodes] = key;
     out << "  - name: " << collective << "-" << deployment << "-n" << nodes << "\n";
+    char margin[32];
+    std::snprintf(margin, sizeof margin, "%g", init.margin);
     out << "    source: >-\n      measured " << init.measured << ", " << g.runs.size() << " runs, margin "
-        << Fixed(init.margin, 2) << " over the largest CI lower bound:";
+        << margin << " over the largest CI lower bound:";
     std::string limits;
     for (const std::string& m : InitMetrics()) {
       auto med = g.medians.find(m);

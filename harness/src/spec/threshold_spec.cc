@@ -139,12 +139,17 @@ const std::vector<Field<RuleMatch>>& MatchFields() {
        [](const Value& v, RuleMatch& m) {
          if (auto l = yaml_schema::ReadLabels(v, true)) m.labels = *l;
        }},
-      {"system", "a system name or a list of them (lowercase letters, digits, '_' and '-')", Need::kOptional,
-       nullptr,
+      {"system", "a system name or a list of them (letters, digits, '.', '_' and '-', at most 64)",
+       Need::kOptional, nullptr,
        "applies to runs on one of these systems (NBCGUARD_SYSTEM, `run --system`; absent: all, and a "
        "run with no system set matches only rules without it)",
        [](const Value& v, RuleMatch& m) {
-         if (auto l = yaml_schema::ReadLabels(v, true)) m.systems = *l;
+         auto one = [](const YAML::Node& n) -> std::optional<std::string> {
+           std::optional<std::string> s = yaml_schema::ScalarText(n);
+           if (!s || !IsSystemName(*s)) return std::nullopt;
+           return s;
+         };
+         if (auto l = yaml_schema::ReadItems<std::string>(v, true, one)) m.systems = *l;
        }},
       {"kind", "one of " + yaml_schema::Join(CaseKindNames()), Need::kOptional, nullptr,
        "the kind of test the rule judges (absent: the kind of its metrics; r_partitioned is a "
@@ -568,6 +573,15 @@ std::vector<SchemaKey> ThresholdSpecSchema() {
   return out;
 }
 
+bool IsSystemName(const std::string& name) {
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (name.empty() || name.size() > 64 || !alnum(name.front())) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; });
+}
+
 LibraryId IdentifyLibrary(const std::string& version_string, const std::vector<ThresholdSpec>& specs) {
   for (const ThresholdSpec& spec : specs)
     for (const std::string& text : spec.identified_by)
@@ -578,11 +592,16 @@ LibraryId IdentifyLibrary(const std::string& version_string, const std::vector<T
 
 const ThresholdSpec* SelectThresholds(const std::vector<ThresholdSpec>& specs, const LibraryId& library,
                                       std::string* ambiguous) {
+  auto matches = [&](const ThresholdSpec& spec) {
+    return spec.implementation == library.implementation && spec.versions.Contains(library.version);
+  };
+  // The lowest layer holding a match, whatever the order of `specs`.
+  int layer = -1;
+  for (const ThresholdSpec& spec : specs)
+    if (matches(spec) && (layer < 0 || spec.layer < layer)) layer = spec.layer;
   const ThresholdSpec* found = nullptr;
   for (const ThresholdSpec& spec : specs) {
-    if (spec.implementation != library.implementation || !spec.versions.Contains(library.version)) continue;
-    if (found && found->layer < spec.layer) continue;  // a lower layer's file already matched
-    if (found && spec.layer < found->layer) found = nullptr;
+    if (!matches(spec) || spec.layer != layer) continue;
     if (found) {
       if (ambiguous)
         *ambiguous = "threshold files " + found->file + " and " + spec.file +

@@ -50,6 +50,8 @@ class Nbcguard(CMakePackage):
             # FindMPI from the provider's own wrapper and launcher; the
             # implementation is read from its library's version string.
             self.define("MPI_C_COMPILER", mpi.mpicc),
+            # mpiexec in the provider's bin/ (Open MPI, MPICH, MVAPICH2);
+            # a provider that names it otherwise needs this line changed.
             self.define("MPIEXEC_EXECUTABLE", join_path(mpi.prefix.bin, "mpiexec")),
             self.define_from_variant("NBCGUARD_BUILD_TESTS", "tests"),
             self.define_from_variant("NBCGUARD_LAUNCHER", "launcher"),
