@@ -193,15 +193,16 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
   }
   // The system: --system, else NBCGUARD_SYSTEM, else the one the run
   // recorded (the same name `run --history` looks up), else the host name.
-  if (o.system.empty() && Env("NBCGUARD_SYSTEM").empty() && recorded_systems.size() > 1) {
-    std::string names;
-    for (const std::string& s : recorded_systems) names += (names.empty() ? "" : ", ") + s;
-    return Refuse(o.run_dir, "its results name several systems (" + names + "); give --system");
+  std::string system = o.system;
+  if (system.empty() && Env("NBCGUARD_SYSTEM").empty() && !recorded_systems.empty()) {
+    if (recorded_systems.size() > 1) {
+      std::string names;
+      for (const std::string& s : recorded_systems) names += (names.empty() ? "" : ", ") + s;
+      return Refuse(o.run_dir, "its results name several systems (" + names + "); give --system");
+    }
+    system = *recorded_systems.begin();
   }
-  run.system_name =
-      SystemName(o.system.empty() && Env("NBCGUARD_SYSTEM").empty() && recorded_systems.size() == 1
-                     ? *recorded_systems.begin()
-                     : o.system);
+  run.system_name = SystemName(system);
   run.library = tests.front().key.implementation;
   run.library_version = tests.front().library_version;
   run.library_revision = !o.revision.empty() ? o.revision : Env("NBCGUARD_MPI_REVISION");

@@ -381,12 +381,9 @@ std::vector<Command> AddResultsCommands(CLI::App& app) {
       ->check(CLI::Range(1, 1000));
   envelope->add_option("--system", write->system, "--write-thresholds: every rule's match.system");
   out.push_back({envelope, false, [dirs, per_point, write](const Config&) -> int {
-                   if (!write->system.empty()) {
-                     Config named;
-                     if (const std::string e = ApplySystem(write->system, &named); !e.empty()) {
-                       std::cerr << "nbcguard envelope: " << e << "\n";
-                       return kUsage;
-                     }
+                   if (const std::string e = SystemNameError(write->system, "--system"); !e.empty()) {
+                     std::cerr << "nbcguard envelope: " << e << "\n";
+                     return kUsage;
                    }
                    return Envelope(*dirs, *per_point, *write);
                  }});

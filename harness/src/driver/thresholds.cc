@@ -42,8 +42,12 @@ std::string ApplySystem(const std::string& option, Config* cfg) {
     cfg->system = env;
     from = "NBCGUARD_SYSTEM";
   }
-  if (cfg->system.empty() || IsSystemName(cfg->system)) return "";
-  return from + " is '" + cfg->system +
+  return SystemNameError(cfg->system, from);
+}
+
+std::string SystemNameError(const std::string& name, const std::string& from) {
+  if (name.empty() || IsSystemName(name)) return "";
+  return from + " is '" + name +
          "'; a system name is 1-64 letters, digits, '.', '_' and '-', starting with a letter or digit (as "
          "rules' match.system), or empty for none";
 }

@@ -35,6 +35,10 @@ LibraryThresholds ThresholdsFor(const RawRun& raw, const std::vector<ThresholdSp
 // keeps the configured one; "" when the name is usable, else why not.
 std::string ApplySystem(const std::string& option, Config* cfg);
 
+// Why `name` (from `from`: an option, a variable) is no system name; "" when
+// it is one or empty.
+std::string SystemNameError(const std::string& name, const std::string& from);
+
 // What the rules judge: the test, on this run's system.
 TestContext JudgedContext(const Config& cfg, const TestInstance& test);
 
