@@ -21,6 +21,11 @@
 //   - a shift with fewer than min_after nights behind it (the newest night
 //     alone off included) is pending, not yet a regression: one disturbed
 //     night must not fail a pipeline;
+//   - a newest level the old one had already reached (old nights, outliers
+//     included, beyond its band that way and at least half-way to the new
+//     level, each of which came back) needs one more night per such
+//     excursion: a series whose disturbed phases have lasted a night or two
+//     has shown that two high nights in a row are something it does;
 //   - a shift smaller than min_effect, or whose new level is still inside
 //     the old segment's between-night band (median +- 3 x 1.4826 MAD), is
 //     not reported: it is the machine, not the library;
@@ -75,6 +80,8 @@ struct Shift {
   double size = 0;                // after - before
   double lo = 0, hi = 0;          // 95 % bootstrap interval of size
   double p = 1;                   // E-divisive's permutation p-value of the split
+  int excursions = 0;             // old nights that had reached the new level and came back
+  int needed = 0;                 // nights on the new level a regression needs (newest level only)
 };
 
 struct SeriesAnalysis {

@@ -77,6 +77,8 @@ struct HistoryFinding {
   double size = 0, lo = 0, hi = 0;  // after - before (relative ratios: after / before - 1), 95 % interval
   double p = 1;
   int n_before = 0, n_after = 0;  // nights on each level (bimodal: on the low and the high level)
+  int needed = 0;                 // pending: nights on the new level its regression needs
+  int excursions = 0;             // pending: old nights that had reached the new level and came back
   int switches = 0;               // bimodal: moves between the two levels
   double total = 0;               // drift: the change over the nights analysed (size: per night)
   std::string diagnosis_before, diagnosis_after;

@@ -127,6 +127,8 @@ json FindingJson(const HistoryFinding& f) {
           {"p", f.p},
           {"n_before", f.n_before},
           {"n_after", f.n_after},
+          {"needed", f.needed},
+          {"excursions", f.excursions},
           {"switches", f.switches},
           {"total", f.total},
           {"diagnosis_before", f.diagnosis_before},

@@ -313,11 +313,17 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // level of fewer than three nights has no band yet. A new level
   // of at most three nights must have every night beyond it, a longer one
   // its median: two nights that happen to read low are not a level.
+  // The nights of the level from clean night `from` up to clean night `to`
+  // (exclusive) as they were read, outliers included; the newest night,
+  // when it is off alone, belongs to no old level.
+  const auto old_level = [&](int from, int to) {
+    const int end = to < static_cast<int>(clean.size()) ? night[static_cast<std::size_t>(to)]
+                                                        : static_cast<int>(n) - (newest_off ? 1 : 0);
+    return Slice(z, night[static_cast<std::size_t>(from)], end);
+  };
   const auto beyond = [&](int from, int to, const std::vector<double>& before,
                           const std::vector<double>& after) {
-    const std::vector<double> old_nights = Slice(
-        z, night[static_cast<std::size_t>(from)],
-        to < static_cast<int>(clean.size()) ? night[static_cast<std::size_t>(to)] : static_cast<int>(n));
+    const std::vector<double> old_nights = old_level(from, to);
     if (old_nights.size() < 3) return false;  // no level to leave yet
     const double m = Median(before);
     const double sigma = std::max(MadSigma(old_nights), after.size() >= 3 ? MadSigma(after) : 0.0);
@@ -328,15 +334,34 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     return std::all_of(after.begin(), after.end(),
                        [&](double x) { return (x - m) * size > 0 && std::fabs(x - m) > h; });
   };
+  // The old level's excursions toward a new one: its nights (outliers
+  // included: a night left out of the segmentation still showed how far
+  // the level can move) beyond its band the same way and at least half-way
+  // to the new level. Each came back, so a newest level it had reached
+  // needs one more night of it per excursion before it is a regression:
+  // on a machine whose phases last minutes, two disturbed runs in a row
+  // are something the series has done before (docs/history.md).
+  const auto excursions = [&](int from, int to, const std::vector<double>& before, double size) {
+    const std::vector<double> old_nights = old_level(from, to);
+    const double m = Median(before);
+    const double h = std::max(o.min_effect, 3 * MadSigma(old_nights));
+    return static_cast<int>(std::count_if(old_nights.begin(), old_nights.end(), [&](double x) {
+      return (x - m) * size > 0 && std::fabs(x - m) > h && std::fabs(x - m) >= std::fabs(size) / 2;
+    }));
+  };
   for (std::size_t i = 1; i + 1 < bounds.size(); ++i) {
     const std::vector<double> before = Slice(clean, start, bounds[i]);
     const std::vector<double> after = Slice(clean, bounds[i], bounds[i + 1]);
     if (!beyond(start, bounds[i], before, after)) continue;  // one level
     Shift s = make(night[static_cast<std::size_t>(bounds[i])], before, after);
     s.p = p[i - 1];
-    if (i + 2 == bounds.size() && s.n_after < o.min_after) {
-      a.pending = s;
-      return a;
+    if (i + 2 == bounds.size()) {
+      s.excursions = excursions(start, bounds[i], before, s.size);
+      s.needed = o.min_after + s.excursions;
+      if (s.n_after < s.needed) {
+        a.pending = s;
+        return a;
+      }
     }
     a.shifts.push_back(s);
     start = bounds[i];
@@ -359,12 +384,17 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     if (!std::all_of(after.begin(), after.end(), [&](double x) { return std::fabs(x - level) <= width; }))
       continue;
     a.pending = make(night[static_cast<std::size_t>(at)], before, after);
+    a.pending->excursions = excursions(start, at, before, a.pending->size);
+    a.pending->needed = std::max(k + 1, o.min_after + a.pending->excursions);
     return a;
   }
   if (newest_off) {
     const std::vector<double> before = Slice(clean, start, static_cast<int>(clean.size()));
-    if (!before.empty() && beyond(start, static_cast<int>(clean.size()), before, {z[n - 1]}))
+    if (!before.empty() && beyond(start, static_cast<int>(clean.size()), before, {z[n - 1]})) {
       a.pending = make(static_cast<int>(n - 1), before, {z[n - 1]});
+      a.pending->excursions = excursions(start, static_cast<int>(clean.size()), before, a.pending->size);
+      a.pending->needed = o.min_after + a.pending->excursions;
+    }
   }
   return a;
 }

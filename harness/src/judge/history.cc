@@ -143,10 +143,13 @@ std::string HistoryFinding::Line() const {
     case HistoryKind::kPending:
       s += level(before) + " -> " + level(after) + " (" + change(size) + " [" + change(lo) + ", " +
            change(hi) + "]) from " + night + " (" + revision + ")";
-      if (kind == HistoryKind::kPending)
-        s += "; " + std::to_string(n_after) +
-             " night(s) on the new level: a regression when the next night agrees";
-      else
+      if (kind == HistoryKind::kPending) {
+        s += "; " + std::to_string(n_after) + " night(s) on the new level, a regression at " +
+             std::to_string(std::max(needed, n_after + 1));
+        if (excursions > 0)
+          s += " (the old level had reached it on " + std::to_string(excursions) +
+               " earlier night(s) and came back)";
+      } else
         s += ", p = " + P(p) + "; " + std::to_string(n_before) + " nights before, " +
              std::to_string(n_after) + " after";
       if (diagnosis_before != diagnosis_after && !diagnosis_after.empty())
@@ -255,6 +258,8 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       f.p = s.p;
       f.n_before = s.n_before;
       f.n_after = s.n_after;
+      f.needed = s.needed;
+      f.excursions = s.excursions;
       std::vector<std::string> db, da;
       for (std::size_t j = 0; j < z.size(); ++j) (j < k ? db : da).push_back(nights[at[j]].obs.diagnosis);
       f.diagnosis_before = Mode(db);

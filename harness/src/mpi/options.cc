@@ -1,5 +1,7 @@
 #include "options.h"
 
+#include <CLI/CLI.hpp>
+
 #include "nbcguard/clock_tree.h"
 #include "nbcguard/deployment.h"
 #include "nbcguard/partitioned.h"

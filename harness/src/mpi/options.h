@@ -7,12 +7,17 @@
 
 #include <mpi.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "nbcguard/case_spec.h"
+
+// CLI11 is header-only and costs seconds per translation unit; only
+// main.cc and options.cc, which build the command line, include it.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace nbcguard {
 
