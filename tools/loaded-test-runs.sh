@@ -33,10 +33,15 @@ summarize() {  # summarize RUN_DIR: what the run's log and results say
   {
     grep -aE "^nbcguard: [0-9]+ passed" "$dir/ci.log" | tail -1
     grep -aE "^FAILED " "$dir/ci.log"
-    grep -ahE "^  .*INCONCLUSIVE|INCONCLUSIVE [a-z]" "$clone"/build/pipeline/*/*/report/inconclusive.txt 2>/dev/null |
-      sed 's/^/INCONCLUSIVE /' | sort -u
+    # Every JUnit file the pipelines kept (test, slurm, netns, sanitize and
+    # nightly jobs), as the closing line counts them.
+    find "$clone/build/pipeline" -name junit.xml 2>/dev/null | sort | while read -r j; do
+      (cd "$clone" && bash tools/inconclusive-tests.sh "$j") | sed "s|^|INCONCLUSIVE ${j#"$clone/build/pipeline/"}: |"
+    done
     # Points refused or re-measured, from every results.json the pipelines kept.
-    find "$clone/build/pipeline" -name results.json 2>/dev/null | sort | while read -r f; do
+    # (build/pipeline/baseline holds copies of the merge request's results.)
+    find "$clone/build/pipeline" -path "$clone/build/pipeline/baseline" -prune -o -name results.json -print 2>/dev/null |
+      sort | while read -r f; do
       python3 - "$f" "$clone/build/pipeline/" <<'EOF'
 import json, sys
 path, root = sys.argv[1], sys.argv[2]
