@@ -306,13 +306,6 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     std::tie(s.lo, s.hi) = ShiftInterval(before, after, o.bootstrap, &rng);
     return s;
   };
-  // Beyond the old level's between-night band: its median +- the larger of
-  // min_effect and 3 x 1.4826 MAD of its nights (outliers included: they
-  // are part of how much that level moved from night to night), or of the
-  // new level's when it has three nights or more and moves more; an old
-  // level of fewer than three nights has no band yet. A new level
-  // of at most three nights must have every night beyond it, a longer one
-  // its median: two nights that happen to read low are not a level.
   // The nights of the level from clean night `from` up to clean night `to`
   // (exclusive) as they were read, outliers included; the newest night,
   // when it is off alone, belongs to no old level.
@@ -321,6 +314,13 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
                                                         : static_cast<int>(n) - (newest_off ? 1 : 0);
     return Slice(z, night[static_cast<std::size_t>(from)], end);
   };
+  // Beyond the old level's between-night band: its median +- the larger of
+  // min_effect and 3 x 1.4826 MAD of its nights (outliers included: they
+  // are part of how much that level moved from night to night), or of the
+  // new level's when it has three nights or more and moves more; an old
+  // level of fewer than three nights has no band yet. A new level
+  // of at most three nights must have every night beyond it, a longer one
+  // its median: two nights that happen to read low are not a level.
   const auto beyond = [&](int from, int to, const std::vector<double>& before,
                           const std::vector<double>& after) {
     const std::vector<double> old_nights = old_level(from, to);
@@ -341,13 +341,16 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // needs one more night of it per excursion before it is a regression:
   // on a machine whose phases last minutes, two disturbed runs in a row
   // are something the series has done before (docs/history.md).
-  const auto excursions = [&](int from, int to, const std::vector<double>& before, double size) {
+  // Sets s's excursions and the nights it needs: min_after plus one per
+  // excursion, and at least `least`.
+  const auto set_needed = [&](Shift* s, int from, int to, const std::vector<double>& before, int least) {
     const std::vector<double> old_nights = old_level(from, to);
     const double m = Median(before);
     const double h = std::max(o.min_effect, 3 * MadSigma(old_nights));
-    return static_cast<int>(std::count_if(old_nights.begin(), old_nights.end(), [&](double x) {
-      return (x - m) * size > 0 && std::fabs(x - m) > h && std::fabs(x - m) >= std::fabs(size) / 2;
+    s->excursions = static_cast<int>(std::count_if(old_nights.begin(), old_nights.end(), [&](double x) {
+      return (x - m) * s->size > 0 && std::fabs(x - m) > h && std::fabs(x - m) >= std::fabs(s->size) / 2;
     }));
+    s->needed = std::max(least, o.min_after + s->excursions);
   };
   for (std::size_t i = 1; i + 1 < bounds.size(); ++i) {
     const std::vector<double> before = Slice(clean, start, bounds[i]);
@@ -356,8 +359,7 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     Shift s = make(night[static_cast<std::size_t>(bounds[i])], before, after);
     s.p = p[i - 1];
     if (i + 2 == bounds.size()) {
-      s.excursions = excursions(start, bounds[i], before, s.size);
-      s.needed = o.min_after + s.excursions;
+      set_needed(&s, start, bounds[i], before, 0);
       if (s.n_after < s.needed) {
         a.pending = s;
         return a;
@@ -384,16 +386,14 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     if (!std::all_of(after.begin(), after.end(), [&](double x) { return std::fabs(x - level) <= width; }))
       continue;
     a.pending = make(night[static_cast<std::size_t>(at)], before, after);
-    a.pending->excursions = excursions(start, at, before, a.pending->size);
-    a.pending->needed = std::max(k + 1, o.min_after + a.pending->excursions);
+    set_needed(&*a.pending, start, at, before, k + 1);
     return a;
   }
   if (newest_off) {
     const std::vector<double> before = Slice(clean, start, static_cast<int>(clean.size()));
     if (!before.empty() && beyond(start, static_cast<int>(clean.size()), before, {z[n - 1]})) {
       a.pending = make(static_cast<int>(n - 1), before, {z[n - 1]});
-      a.pending->excursions = excursions(start, static_cast<int>(clean.size()), before, a.pending->size);
-      a.pending->needed = o.min_after + a.pending->excursions;
+      set_needed(&*a.pending, start, static_cast<int>(clean.size()), before, 0);
     }
   }
   return a;
