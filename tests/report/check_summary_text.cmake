@@ -9,12 +9,33 @@ function(expect text what)
   endif()
 endfunction()
 
+# A seventh test, INCONCLUSIVE: the passing ibcast fixture as a run whose
+# only reason not to pass is a point refused in both jobs (rank imbalance),
+# and one point the first job refused that a second job measured. Neither a
+# pass nor a failure: counted, shown and coloured on its own.
+file(READ "${FIXTURES}/openmpi/ibcast/n2/basic/results.json" undecided)
+string(JSON undecided SET "${undecided}" case name "\"ibcast-undecided\"")
+string(JSON undecided SET "${undecided}" verdict pass "false")
+string(JSON undecided SET "${undecided}" verdict inconclusive "true")
+string(JSON undecided SET "${undecided}" verdict summary
+       "\"INCONCLUSIVE: 1 point(s) refused (a disturbed machine or ranks computing unequally), no limit exceeded\"")
+string(JSON undecided SET "${undecided}" verdict invalid
+       "[\"comm=500us comp=2ms: INVALID (rank imbalance: compute 1.31x apart) -> the second job's measurement was refused too\"]")
+string(JSON undecided SET "${undecided}" verdict measured_again_points "[[0.002, 0.002]]")
+string(JSON undecided SET "${undecided}" points 1 valid "false")
+string(JSON undecided SET "${undecided}" points 1 invalid_reason "\"rank imbalance: compute 1.31x apart\"")
+file(WRITE "${OUT}/results/openmpi/ibcast-undecided/n2/basic/results.json" "${undecided}")
+
 execute_process(COMMAND "${DRIVER}" summary "${OUT}/results" RESULT_VARIABLE rc OUTPUT_VARIABLE text)
 message("${text}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nbcguard summary exited ${rc}")
 endif()
-expect("${text}" "6 test(s): 3 passed, 3 failed")
+expect("${text}" "7 test(s): 3 passed, 3 failed, 1 inconclusive")
+if(NOT text MATCHES "\n *ibcast-undecided +2 +basic +[^\n]* 3/4 \\+1 in 2nd job [^\n]* INCONCLUSIVE +comm=500us comp=2ms: INVALID \\(rank imbalance")
+  message(FATAL_ERROR "no INCONCLUSIVE overview row for ibcast-undecided with its second job's point and refused point")
+endif()
+expect("${text}" "INCONCLUSIVE (refused points, no limit exceeded; not a pass):\n  ibcast-undecided n2 basic: comm=500us comp=2ms")
 expect("${text}" "reference-cpu-thief (REFERENCE cpu-thief)")
 # First line of the multi-line MPICH version only.
 expect("${text}" "MPICH Version: 4.0.2  ")
@@ -43,6 +64,11 @@ expect("${md}" "| - | - | **FAIL** |")
 expect("${md}" "| --- | ---: |")
 expect("${md}" "**FAIL**")
 expect("${md}" "### Failures")
+expect("${md}" "| **INCONCLUSIVE** |")
+expect("${md}" "### INCONCLUSIVE (refused points, no limit exceeded; not a pass)\n\n- **ibcast-undecided n2 basic**: comm=500us comp=2ms")
+if(md MATCHES "### Failures\n[^#]*ibcast-undecided")
+  message(FATAL_ERROR "the INCONCLUSIVE test is listed among the failures")
+endif()
 # A '<' from a message must not open an HTML tag in a merge-request comment.
 expect("${md}" "\\<shared cores>")
 
@@ -56,6 +82,8 @@ endif()
 file(READ "${OUT}/metrics.txt" om)
 expect("${om}" "# TYPE nbcguard_mpich_verdict_pass gauge\n")
 expect("${om}" "# TYPE nbcguard_openmpi_verdict_pass gauge\n")
+expect("${om}" "nbcguard_openmpi_verdict_inconclusive{case=\"ibcast-undecided\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\"} 1\n")
+expect("${om}" "nbcguard_openmpi_verdict_inconclusive{case=\"ibcast\",collective=\"ibcast\",nodes=\"2\",deployment=\"basic\"} 0\n")
 # 2.35 is the worst median inside the checked diagonal band; 3.1 lies outside it.
 expect("${om}" "nbcguard_mpich_r_overhead_worst{case=\"ialltoall\",collective=\"ialltoall\",nodes=\"4\",deployment=\"progress\"} 2.35\n")
 # CPU-busy fractions once per communication row (comm label only).
@@ -81,10 +109,12 @@ string(JSON schema GET "${js}" schema)
 string(JSON tests GET "${js}" counts tests)
 string(JSON passed GET "${js}" counts passed)
 string(JSON failed GET "${js}" counts failed)
+string(JSON undecided_count GET "${js}" counts inconclusive)
 string(JSON n LENGTH "${js}" tests)
-if(NOT schema STREQUAL "nbcguard-summary/1" OR NOT tests EQUAL 6 OR NOT passed EQUAL 3 OR NOT failed EQUAL 3
-   OR NOT n EQUAL 6)
-  message(FATAL_ERROR "summary --format json: schema ${schema}, counts ${tests}/${passed}/${failed}, ${n} tests:\n${js}")
+if(NOT schema STREQUAL "nbcguard-summary/1" OR NOT tests EQUAL 7 OR NOT passed EQUAL 3 OR NOT failed EQUAL 3
+   OR NOT undecided_count EQUAL 1 OR NOT n EQUAL 7)
+  message(FATAL_ERROR "summary --format json: schema ${schema}, counts ${tests}/${passed}/${failed}/${undecided_count}, "
+                      "${n} tests:\n${js}")
 endif()
 set(found_worst FALSE)
 set(failures_listed 0)
@@ -96,7 +126,12 @@ foreach(i RANGE ${last})
   if(pass AND NOT status STREQUAL "PASS")
     message(FATAL_ERROR "summary --format json: test ${i} passes with status ${status}")
   endif()
-  if(NOT pass AND nfail GREATER 0)
+  string(JSON inconclusive GET "${js}" tests ${i} inconclusive)
+  if(inconclusive AND (pass OR NOT status STREQUAL "INCONCLUSIVE" OR nfail EQUAL 0))
+    message(FATAL_ERROR "summary --format json: test ${i} is inconclusive with status ${status}, pass ${pass}, "
+                        "${nfail} reason(s)")
+  endif()
+  if(NOT pass AND NOT inconclusive AND nfail GREATER 0)
     math(EXPR failures_listed "${failures_listed} + 1")
   endif()
   string(JSON kind GET "${js}" tests ${i} kind)

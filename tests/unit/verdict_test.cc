@@ -694,6 +694,8 @@ TEST(VerdictConfirmTest, InvalidUnderTwoRulesIsJudgedOncePerPoint) {
   ASSERT_EQ(c.failures.size(), 1u);  // the second job's own finding at 16ms x 1ms
   EXPECT_EQ(c.failures[0].comm_target, 16e-3);
   EXPECT_EQ(c.points_checked, v.points_checked + 4);  // two points, once each, under both rules
+  // The two points measured again, each once (the summary's "+2 in 2nd job").
+  EXPECT_EQ(c.remeasured_at, (std::vector<std::pair<double, double>>{{1e-3, 1e-3}, {16e-3, 1e-3}}));
 }
 
 }  // namespace

@@ -93,6 +93,9 @@ struct Verdict {
   // first of a point's lines goes on with what the second job found there.
   // The rules were applied to the second job's figures there.
   std::vector<std::string> remeasured;
+  // The distinct grid points (comm_target, comp_target) behind `remeasured`
+  // that the second job measured, in the order of their first line.
+  std::vector<std::pair<double, double>> remeasured_at;
   // Not passed, but only because of refused points (InvalidPoint::refused):
   // no limit exceeded, something applied. INCONCLUSIVE, exit kInconclusive.
   bool Inconclusive() const;

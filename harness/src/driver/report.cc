@@ -165,18 +165,22 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
     }
     return a;
   };
-  json checked = json::array();  // the points the thresholds judged: [comm_target, comp_target]
-  for (const auto& [comm, comp] : v.checked) checked.push_back({comm, comp});
+  auto points = [](const std::vector<std::pair<double, double>>& at) {  // [comm_target, comp_target]
+    json a = json::array();
+    for (const auto& [comm, comp] : at) a.push_back({comm, comp});
+    return a;
+  };
   return {{"pass", v.pass},
           {"inconclusive", v.Inconclusive()},
           {"summary", v.Summary()},
           {"threshold_file", threshold_file},
-          {"checked", checked},
+          {"checked", points(v.checked)},  // the points the thresholds judged
           {"failures", findings(v.failures)},
           {"within_noise", findings(v.within_noise)},
           {"not_confirmed", findings(v.unconfirmed)},
           {"invalid", v.InvalidLines()},
-          {"invalid_measured_again", v.remeasured}};
+          {"invalid_measured_again", v.remeasured},
+          {"measured_again_points", points(v.remeasured_at)}};
 }
 
 std::vector<Measurement> OverlapMeasurements(const Reduction& red, const Verdict& v) {

@@ -68,8 +68,11 @@ std::string CaseLabel(const CaseView& v) {
   return v.reference.empty() ? v.name : v.name + " (REFERENCE " + v.reference + ")";
 }
 
+// "11/12": valid points of the first job over the grid; "11/12 +1 in 2nd
+// job" when a second job measured one of the others.
 std::string PointsLabel(const CaseView& v) {
-  return std::to_string(v.ValidPoints()) + "/" + std::to_string(v.TotalPoints());
+  return std::to_string(v.ValidPoints()) + "/" + std::to_string(v.TotalPoints()) +
+         (v.measured_again > 0 ? " +" + std::to_string(v.measured_again) + " in 2nd job" : "");
 }
 
 // ------------------------------------------------------ partitioned tables --
@@ -154,19 +157,37 @@ void PartitionedMarkdown(std::ostream& out, const std::vector<Entry>& entries) {
 
 std::string FirstFailure(const CaseView& v) { return v.headline; }
 
+// An INCONCLUSIVE test is neither passed nor failed: counted on its own.
 struct Counts {
-  int pass = 0, fail = 0;
+  int pass = 0, fail = 0, inconclusive = 0;
 };
 Counts Count(const std::vector<Entry>& entries) {
   Counts c;
-  for (const Entry& e : entries) (e.view.pass ? c.pass : c.fail)++;
+  for (const Entry& e : entries) (e.view.pass ? c.pass : e.view.inconclusive ? c.inconclusive : c.fail)++;
   return c;
 }
 
 std::string CountLine(const std::vector<Entry>& entries) {
   const Counts c = Count(entries);
   return std::to_string(entries.size()) + " test(s): " + std::to_string(c.pass) + " passed, " +
-         std::to_string(c.fail) + " failed";
+         std::to_string(c.fail) + " failed, " + std::to_string(c.inconclusive) + " inconclusive";
+}
+
+// Each test's reasons not to pass, the failed tests' first, then the
+// INCONCLUSIVE ones' under their own heading: heading(undecided) once
+// before a group, line(entry, reason) per reason.
+constexpr const char* kUndecidedHeading = "INCONCLUSIVE (refused points, no limit exceeded; not a pass)";
+template <class Heading, class Line>
+void ListReasons(const std::vector<Entry>& entries, Heading heading, Line line) {
+  for (const bool undecided : {false, true}) {
+    bool any = false;
+    for (const Entry& e : entries) {
+      if (e.view.failures.empty() || e.view.inconclusive != undecided) continue;
+      if (!any) heading(undecided);
+      any = true;
+      for (const std::string& f : e.view.failures) line(e, f);
+    }
+  }
 }
 
 const std::vector<std::string>& Columns() {
@@ -311,13 +332,12 @@ void Text(std::ostream& out, const std::vector<Entry>& entries) {
     line(t.header);
     for (const auto& r : t.rows) line(r);
   }
-  bool any = false;
-  for (const Entry& e : entries) {
-    if (e.view.failures.empty()) continue;
-    if (!any) out << "\nfailures:\n";
-    any = true;
-    for (const std::string& f : e.view.failures) out << "  " << e.Id() << ": " << f << "\n";
-  }
+  ListReasons(
+      entries,
+      [&](bool undecided) {
+        out << "\n" << (undecided ? kUndecidedHeading + std::string(":") : "failures:") << "\n";
+      },
+      [&](const Entry& e, const std::string& f) { out << "  " << e.Id() << ": " << f << "\n"; });
 }
 
 // ---------------------------------------------------------------- json --
@@ -329,7 +349,11 @@ void Json(std::ostream& out, const std::vector<Entry>& entries, const std::strin
   int unreadable = 0;
   for (const Entry& e : entries) {
     const CaseView& v = e.view;
-    json t = {{"id", e.Id()}, {"file", e.file.string()}, {"status", v.status}, {"pass", v.pass}};
+    json t = {{"id", e.Id()},
+              {"file", e.file.string()},
+              {"status", v.status},
+              {"pass", v.pass},
+              {"inconclusive", v.inconclusive}};
     if (!e.error.empty()) {
       ++unreadable;
       t["error"] = e.error;
@@ -348,7 +372,8 @@ void Json(std::ostream& out, const std::vector<Entry>& entries, const std::strin
     t["verdict"] = v.verdict_summary;
     t["failures"] = v.failures;
     t["within_noise"] = v.within_noise;
-    t["points"] = {{"valid", v.ValidPoints()}, {"total", v.TotalPoints()}};
+    t["points"] = {
+        {"valid", v.ValidPoints()}, {"total", v.TotalPoints()}, {"measured_again", v.measured_again}};
     if (v.IsPartitioned()) {
       t["lowest_r_partitioned"] = NumberOrNull(v.LowestPartitioned());
     } else {
@@ -365,6 +390,7 @@ void Json(std::ostream& out, const std::vector<Entry>& entries, const std::strin
                      {{"tests", entries.size()},
                       {"passed", c.pass},
                       {"failed", c.fail - unreadable},
+                      {"inconclusive", c.inconclusive},
                       {"unreadable", unreadable}}},
                     {"tests", tests}};
   out << doc.dump(2) << "\n";
@@ -403,14 +429,12 @@ void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::s
       out << "\n";
     }
   }
-  bool any = false;
-  for (const Entry& e : entries) {
-    if (e.view.failures.empty()) continue;
-    if (!any) out << "\n### Failures\n\n";
-    any = true;
-    for (const std::string& f : e.view.failures)
-      out << "- **" << plot::MarkdownCell(e.Id()) << "**: " << plot::MarkdownCell(f) << "\n";
-  }
+  ListReasons(
+      entries,
+      [&](bool undecided) { out << "\n### " << (undecided ? kUndecidedHeading : "Failures") << "\n\n"; },
+      [&](const Entry& e, const std::string& f) {
+        out << "- **" << plot::MarkdownCell(e.Id()) << "**: " << plot::MarkdownCell(f) << "\n";
+      });
 }
 
 // ---------------------------------------------------------------- html --
@@ -430,12 +454,15 @@ td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-n
 .verdict { font-weight: bold; padding: 2px 8px; border-radius: 3px; color: #fff; white-space: nowrap; }
 .verdict.pass { background: #1a7a35; }
 .verdict.fail { background: #b8261d; }
+.verdict.inconclusive { background: #a86200; }
 section { border-top: 3px solid #ddd; padding-top: 14px; margin-top: 26px; }
 section.fail { border-top-color: #b8261d; }
 section.pass { border-top-color: #1a7a35; }
+section.inconclusive { border-top-color: #a86200; }
 div.box { border-left: 5px solid; padding: 6px 12px; margin: 8px 0 12px; background: #fafafa; }
 div.box.pass { border-color: #1a7a35; }
 div.box.fail { border-color: #b8261d; background: #fdf3f2; }
+div.box.inconclusive { border-color: #a86200; background: #fdf7ec; }
 div.box ul { margin: 4px 0 0; padding-left: 20px; }
 p.reference { background: #b8261d; color: #fff; font-weight: bold; padding: 6px 10px; margin: 6px 0; }
 div.plots { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
@@ -449,7 +476,9 @@ tr.invalid td { background: #eee; color: #555; }
 a { color: #1f4e99; }
 )";
 
-std::string StatusClass(const CaseView& v) { return v.pass ? "pass" : "fail"; }
+std::string StatusClass(const CaseView& v) {
+  return v.pass ? "pass" : v.inconclusive ? "inconclusive" : "fail";
+}
 
 // A ratio with its interval, on a pale tint of the picture's colour (pale,
 // so the table never shows the exact colours of the heat-map cells).

@@ -326,6 +326,7 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
       }
       continue;
     }
+    if (!m->second.empty()) v.remeasured_at.push_back(m->first);
     v.remeasured.push_back(i.line + m->second);
     m->second.clear();  // said once, on the point's first line
   }

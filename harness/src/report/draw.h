@@ -25,6 +25,7 @@ constexpr Rgb kMuted{0.38, 0.38, 0.38};
 constexpr Rgb kFrame{0.55, 0.55, 0.55};
 constexpr Rgb kPassInk{0.08, 0.45, 0.20};
 constexpr Rgb kFailInk{0.75, 0.10, 0.08};
+constexpr Rgb kUndecidedInk{0.66, 0.38, 0.0};  // INCONCLUSIVE: neither pass nor fail
 
 enum class Align { kLeft, kCentre, kRight };
 

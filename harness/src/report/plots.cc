@@ -65,7 +65,9 @@ void DrawVerdict(cairo_t* cr, const CaseView& v, double y, double width) {
       (v.status == v.verdict_summary.substr(0, v.status.size()) ? v.verdict_summary.substr(v.status.size())
                                                                 : " (" + v.verdict_summary + ")");
   Text(cr, kMargin, y, Fit(cr, s, 12, true, width - 2 * kMargin), 12, Align::kLeft, true,
-       v.pass ? kPassInk : kFailInk);
+       v.pass           ? kPassInk
+       : v.inconclusive ? kUndecidedInk
+                        : kFailInk);
 }
 
 // ----------------------------------------------------------- heat-map --

@@ -276,9 +276,15 @@ void ReadVerdict(const json& j, CaseView* v) {
 
   const bool verdict_pass = verdict.is_object() && verdict.value("pass", false);
   v->pass = verdict_pass && conformance.empty() && harness.empty() && no_mpi.empty() && !no_thresholds;
+  v->inconclusive =
+      !v->pass && !outranked && no_mpi.empty() && verdict.is_object() && verdict.value("inconclusive", false);
+  if (verdict.is_object() && verdict.contains("measured_again_points") &&
+      verdict["measured_again_points"].is_array())
+    v->measured_again = static_cast<int>(verdict["measured_again_points"].size());
   v->status = !conformance.empty() ? "CONFORMANCE FAILURE"
               : !harness.empty()   ? "HARNESS FAILED"
               : v->pass            ? "PASS"
+              : v->inconclusive    ? "INCONCLUSIVE"
                                    : "FAIL";
   if (!v->pass && v->failures.empty()) v->failures.push_back(v->verdict_summary);
   if (!v->failures.empty())

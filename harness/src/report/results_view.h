@@ -39,7 +39,11 @@ struct CaseView {
   std::string library;    // first line of MPI_Get_library_version
   std::string reference;  // reference behaviour's name; empty = the library's own progression
   bool pass = false;
-  std::string status;  // PASS, FAIL, HARNESS FAILED, CONFORMANCE FAILURE
+  // Not a pass and not a failure: the only reason not to pass is points
+  // refused in every job that measured them (a disturbed machine, ranks
+  // computing unequally), with no limit exceeded; the run exited 5.
+  bool inconclusive = false;
+  std::string status;  // PASS, INCONCLUSIVE, FAIL, HARNESS FAILED, CONFORMANCE FAILURE
   std::string verdict_summary;
   std::vector<std::string> failures;      // why the test failed, most important first
   std::string headline;                   // the first failure, short enough for a table cell
@@ -54,6 +58,9 @@ struct CaseView {
   bool IsPartitioned() const { return kind == "partitioned"; }
   int ValidPoints() const;
   int TotalPoints() const;
+  // Points the first job could not measure and a second job did
+  // (verdict.measured_again_points); 0 for results written before it.
+  int measured_again = 0;
   double WorstOverhead() const;      // NaN when no valid point has one
   double LowestPartitioned() const;  // lowest median r_partitioned over valid points; NaN when none
   double MaxImpact() const;          // NaN when none was measured
