@@ -4,11 +4,12 @@
 #       (NBCGUARD_TEST_LABELS: another label regex)
 #   bash tools/ci-job.sh nightly <openmpi|mpich>   the nightly tier through the
 #       CTest dashboard script, each test also compared with the baseline
-#       (the last good night), then the whole run compared with it
+#       (the last good night; a regression confirmed by a second job fails
+#       it), then the whole run compared with it as a report
 # Both write build/<mpi>/report/: junit.xml (each failure's and skip's reason
 # in its message), metrics.txt (OpenMetrics),
 # summary.md, index.html (+ heat-maps beside each results.json); nightly adds
-# regressions.md and history.txt / history.json (the results history's check). The exit code is the tests' (and the comparison's).
+# regressions.md and history.txt / history.json (the results history's check). The exit code is the tests' (and the history check's).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: ci-job.sh test|nightly MPI}
@@ -96,11 +97,17 @@ case "$kind" in
           -DLABELS="${NBCGUARD_NIGHTLY_LABELS:-^nightly\$}" -DEXCLUDE_LABELS="${NBCGUARD_NIGHTLY_EXCLUDE:-}" \
           -DBASELINE="$baseline" -DCDASH_URL="${NBCGUARD_CDASH_URL:-}" -DJUNIT="$PWD/$report/junit.xml" \
           -VV || status=1
+    # The whole night against the baseline, as a report: each case test
+    # above was compared with it already, and failed only on a regression a
+    # second job of its points confirmed (docs/nightly.md). This comparison
+    # sees the first jobs alone, so its regressions do not fail the job a
+    # second time; a comparison that could not run (exit 2) does.
     if [ -n "$baseline" ]; then
       nbcguard compare "$baseline" "$bin/results" --format markdown > "$report/regressions.md"
       rc=$?
+      printf '\n%s\n' "The case tests judged each regression with a second job of its points: only those it confirmed failed them (their output, and \"baseline\" in their results.json)." >> "$report/regressions.md"
       cat "$report/regressions.md"
-      [ $rc -eq 0 ] || status=1
+      [ $rc -le 1 ] || status=1
     fi
     # This night joins the nights before it, and a change point that is a
     # new regression fails the job. A run the history refuses (a torn or

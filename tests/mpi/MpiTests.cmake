@@ -193,6 +193,15 @@ nbcguard_mpi_test(confirm-failure TIMEOUT 300
           -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/confirm-thresholds
           -P ${CMAKE_CURRENT_LIST_DIR}/check_confirm.cmake)
 
+# A regression against the baseline is measured again by a second job
+# before it fails the test; --no-confirm judges on one job.
+nbcguard_mpi_test(baseline-confirm TIMEOUT 400
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/baseline-confirm
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/compare/reference.yaml
+          -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/baseline-confirm-thresholds
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_baseline_confirm.cmake)
+set_property(TEST ${_impl}.mpi.baseline-confirm APPEND PROPERTY LABELS compare)
+
 # No threshold file for the running library is an error that says so,
 # never a pass. Run with pipes and without --ctest, as a script would: no
 # progress line (not a terminal), no CTest measurements and no launch

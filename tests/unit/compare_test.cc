@@ -341,6 +341,24 @@ TEST(CompareTest, ASlowerCollectiveIsARegressionWithBothSizesAndTimes) {
   EXPECT_TRUE(back.improvements[0].speed);
 }
 
+// A point whose ranks computed at unequal speeds (imbalance flagged): its
+// overlap ratios are not the library's alone and are listed as not
+// compared, however much they moved; the collective alone, timed without
+// the computation, is still compared there.
+TEST(CompareTest, RefusedRatiosAreListedAndTheSpeedStillCompared) {
+  TestResults now = Run1("a");
+  now.points[0].ratios[Metric::kOverhead] = R(Spreadout(0.9, 0.05));  // far worse, but refused
+  now.points[0].ratios_refused = "rank imbalance: rank 1 computed 1.42x as long as rank 0";
+  now.points[0].speed = Speed(0.29e6, 1e-3);
+  const Comparison c = Compare({Run1("a")}, {now}, {});
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_TRUE(c.regressions[0].speed);
+  EXPECT_TRUE(Has(c, "mpich.a.n2.basic", std::string("1ms x 2ms ") + kOverlapRatiosPlace,
+                  "refused in the new run: rank imbalance"));
+  EXPECT_EQ(c.checks, 3 + 2);  // the other point's ratios and the two rows' r_mpi_impact
+  EXPECT_EQ(c.speed_checks, 2);
+}
+
 TEST(CompareTest, ResultsWithoutTheSpeedSayItOnceAndCompareTheRatios) {
   TestResults old = Run1("a");
   for (PointSamples& p : old.points) p.speed = SpeedFromTimes(NAN, {1e-3, 1e-3, 1e-3});

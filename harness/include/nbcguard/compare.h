@@ -114,10 +114,19 @@ struct PointSamples {
   double comm_target = 0, comp_target = 0;  // seconds
   bool valid = false;
   std::string invalid_reason;
+  // A valid point whose overlap ratios are not the library's alone (its
+  // ranks computed at unequal speeds: imbalance flagged): why, and the
+  // ratios are not compared; the collective alone, timed without the
+  // computation, still is.
+  std::string ratios_refused;
   std::string diagnosis;
   std::map<Metric, RatioSamples> ratios;  // r_overhead, r_comm, r_comp_slowdown
   SpeedSamples speed;
 };
+
+// The `where` of an Unmatched entry for a point's overlap ratios
+// (PointSamples::ratios_refused): "<point> overlap ratios".
+inline constexpr const char* kOverlapRatiosPlace = "overlap ratios";
 
 // What makes two results the same test (library version and reference
 // behaviour are checked after matching, so a change is reported by name).

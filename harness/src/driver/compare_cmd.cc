@@ -379,20 +379,28 @@ std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& u
   return out;
 }
 
-int CheckAgainstBaseline(const json& results, const std::string& results_path,
-                         const std::string& baseline_dir, std::ostream& out) {
+std::string RegressionLine(const Change& c) { return Line("REGRESSION", c); }
+
+bool SameChangePlace(const Change& a, const Change& b) {
+  auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  return a.test == b.test && a.speed == b.speed && (a.speed || a.metric == b.metric) &&
+         same(a.comm_target, b.comm_target) && same(a.comp_target, b.comp_target);
+}
+
+BaselineCheck CheckAgainstBaseline(const json& results, const std::string& results_path,
+                                   const std::string& baseline_dir, std::ostream& out) {
   std::string error;
   const std::optional<TestResults> mine = ParseTestResults(results, results_path, &error);
   if (!mine) {
     out << "baseline: cannot compare: " << error << "\n";
-    return kPass;
+    return {};
   }
   const std::string name = mine->key.Name();
   std::vector<TestResults> all, matching;
   std::vector<std::string> unreadable;
   if (!LoadResultsDir(baseline_dir, &all, &unreadable, &error)) {
     out << "baseline: no baseline for this test (" << name << "): " << error << "\n";
-    return kPass;
+    return {};
   }
   std::error_code ec;
   for (TestResults& t : all)
@@ -408,17 +416,18 @@ int CheckAgainstBaseline(const json& results, const std::string& results_path,
     if (!own_unreadable.empty()) {
       out << "FAIL " << name << ": no usable baseline for this test under " << baseline_dir
           << ": its results.json is unreadable\n";
-      return kFail;
+      return {kFail, {}, false, {}};
     }
     out << "baseline: no baseline for this test (" << name << ") under " << baseline_dir << "\n";
-    return kPass;
+    return {};
   }
   for (const TestResults& t : matching) out << "baseline: comparing with " << t.source << "\n";
   std::string history_note;
   const CompareOptions o = WithHistory(CompareOptions{}, "", "", &history_note);
   if (o.min_history_nights < 0) {
-    out << "baseline: cannot compare: " << history_note << "\n";
-    return kFail;
+    out << "baseline: cannot compare: " << history_note << "\n"
+        << "FAIL " << name << ": the baseline comparison could not read the results history\n";
+    return {kFail, {}, false, {}};
   }
   const Comparison c = Compare(matching, {*mine}, o);
   out << "baseline: a regression is " << Rule(o) << "\n";
@@ -426,10 +435,17 @@ int CheckAgainstBaseline(const json& results, const std::string& results_path,
   PrintText(out, c, o, {});
   std::ofstream(fs::path(results_path).parent_path() / "baseline-comparison.json")
       << ComparisonJson(c, o, {}).dump(1) << "\n";
-  if (c.regressions.empty()) return kPass;
-  out << "FAIL " << name << ": " << c.regressions.size() << " regression(s) against the baseline in "
-      << baseline_dir << "\n";
-  return kFail;
+  return {c.regressions.empty() ? kPass : kFail, c.regressions, true, c.unmatched};
+}
+
+bool NotComparedAt(const BaselineCheck& b, const Change& c) {
+  if (!b.compared) return true;
+  const std::string point = PointName(c.comm_target, c.comp_target);
+  const std::string place = point + " " + (c.speed ? "collective speed" : MetricName(c.metric));
+  return std::any_of(b.unmatched.begin(), b.unmatched.end(), [&](const Unmatched& u) {
+    return u.test == c.test.Name() && (u.where.empty() || u.where == point || u.where == place ||
+                                       (!c.speed && u.where == point + " " + kOverlapRatiosPlace));
+  });
 }
 
 }  // namespace nbcguard

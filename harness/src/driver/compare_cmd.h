@@ -38,20 +38,44 @@ bool LoadResultsDir(const std::string& dir, std::vector<TestResults>* out,
 int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
                    const CompareCommandOptions& o);
 
+// What CheckAgainstBaseline found: rc kFail with the regressions, or kFail
+// with none when the baseline is unusable; kPass otherwise.
+struct BaselineCheck {
+  int rc = 0;
+  std::vector<Change> regressions;
+  bool compared = false;             // a baseline of this test was found and compared
+  std::vector<Unmatched> unmatched;  // what the comparison left undecided, with why
+};
+
+// Whether a comparison left the place of `c` undecided: nothing compared, or
+// its test, point (or computation row) or ratio (or speed) listed as not
+// compared (invalid in either run, a baseline too noisy, ...).
+bool NotComparedAt(const BaselineCheck& b, const Change& c);
+
 // Nightly mode, after a test wrote `results` (its results.json at
 // results_path): compares it with the same test under baseline_dir and
-// prints the outcome. kFail on a regression, and when the baseline's
-// results.json at this test's place (<case>/n<ranks>/<deployment>/) is
-// unreadable and no other baseline matches (printed with its error: a
-// corrupt baseline must not pass as a missing one); kPass otherwise,
-// including when the baseline has no such test or cannot be compared (said so).
+// prints the comparison. kFail on a regression (the caller decides, after a
+// second job, and prints the verdict), and when the baseline's results.json
+// at this test's place (<case>/n<ranks>/<deployment>/) is unreadable and no
+// other baseline matches (printed with its error and a FAIL line: a corrupt
+// baseline must not pass as a missing one); kPass otherwise, including when
+// the baseline has no such test or cannot be compared (said so). The
+// comparison is written next to results_path as baseline-comparison.json.
 // The entries of `unreadable` ("<file>: <error>", as LoadResultsDir lists
 // them) whose file lies at results_path's place: the same last three
 // directories (<case>/n<ranks>/<deployment>).
 std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& unreadable,
                                                const std::string& results_path);
 
-int CheckAgainstBaseline(const nlohmann::json& results, const std::string& results_path,
-                         const std::string& baseline_dir, std::ostream& out);
+BaselineCheck CheckAgainstBaseline(const nlohmann::json& results, const std::string& results_path,
+                                   const std::string& baseline_dir, std::ostream& out);
+
+// "REGRESSION <test> <point> <ratio>: baseline ... -> new ..., <difference>,
+// p = ..., diagnosis ..." (or "... collective slower: ..."), as compare prints it.
+std::string RegressionLine(const Change& c);
+
+// Whether two comparisons found a change at the same place: the same test,
+// grid point (or computation row, for r_mpi_impact) and ratio (or speed).
+bool SameChangePlace(const Change& a, const Change& b);
 
 }  // namespace nbcguard

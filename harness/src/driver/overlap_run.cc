@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "compare_cmd.h"
 #include "console.h"
@@ -366,55 +368,73 @@ void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* resu
 
 namespace {
 
-// A second, independent job of the points the first job failed or could not
-// measure (Confirm in verdict.h); the first job's results.json gets the
-// final verdict and where the second job's results are
-// (confirm/confirmation.json: not a results.json, so that summaries and
-// envelopes see one result per test).
-int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
+// A second, independent job of the test at the points `at` (its
+// r_mpi_impact measured anew), into t.dir/subdir/confirmation.json: not a
+// results.json, so that summaries and envelopes see one result per test.
+// `why` says what is confirmed ("confirmation: ...; a failure must be seen
+// by two independent jobs"). Only when at least half of what the first job
+// took is left of the case's timeout (the second measures no more points,
+// and stops at the timeout whatever it has); nullopt when not, or when the
+// run was interrupted during it: the first job's verdict stands.
+// *confirmation gets "points", "results" and any "error".
+std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::pair<double, double>>& at,
+                                    const std::string& subdir, const std::string& why, json* confirmation) {
   const CaseSpec& c = t.test.spec;
-  const Verdict& fv = first->verdict;
   const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t.started).count();
+  TestInstance again = t.test;
+  again.spec = RestrictedTo(c, at);
+  const std::size_t points = again.spec.comm_times.size() * again.spec.comp_times.size();
+  std::cout << "\n" << why << ", so the " << points << " point(s) concerned are measured again\n";
+  (*confirmation)["points"] = points;
+  if (c.timeout - 10 - spent < 0.5 * spent) {
+    std::cout << "confirmation: not enough of the case's timeout left (" << FormatDuration(c.timeout - spent)
+              << "): the first job's verdict stands\n";
+    (*confirmation)["error"] = "not enough of the case's timeout left";
+    return std::nullopt;
+  }
+  RunOptions fresh = t.ro;
+  fresh.impact_reuse = 0;
+  JobOutcome second =
+      MeasureJob(t.cfg, again, t.specs, fresh, t.dir / subdir, "confirmation.json", t.started, false);
+  if (InterruptSignal() != 0) {
+    (*confirmation)["error"] = "the run was interrupted during the second job";
+    return std::nullopt;
+  }
+  (*confirmation)["results"] = second.results_path.string();
+  if (second.rc != kPass && second.rc != kFail && second.rc != kInconclusive)
+    (*confirmation)["error"] = "the second job failed (exit " + std::to_string(second.rc) + ")";
+  return second;
+}
+
+// The points the first job failed or could not measure, measured by a
+// second job (Confirm in verdict.h); the first job's results.json gets the
+// final verdict and where the second job's results are (confirm/).
+int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
+  const Verdict& fv = first->verdict;
   std::vector<std::pair<double, double>> at;
   for (const InvalidPoint& i : fv.invalid)
     if (i.at) at.push_back(*i.at);  // Evaluate gives every overlap point its place
   for (const Finding& f : fv.failures) at.emplace_back(f.comm_target, f.comp_target);
-  TestInstance again = t.test;
-  again.spec = RestrictedTo(c, at);
-  const std::size_t points = again.spec.comm_times.size() * again.spec.comp_times.size();
-  std::cout << "\nconfirmation: " << fv.failures.size() << " limit(s) exceeded beyond noise, "
-            << fv.invalid.size()
-            << " invalid point(s); a failure must be seen by two independent jobs, so the " << points
-            << " point(s) concerned are measured again\n";
   Verdict final_verdict = fv;
-  json confirmation = {{"points", points}};
-  // Only when at least half of what the first job took is left: the second
-  // measures no more points, and it stops at the case timeout whatever it has.
-  if (c.timeout - 10 - spent < 0.5 * spent) {
-    std::cout << "confirmation: not enough of the case's timeout left (" << FormatDuration(c.timeout - spent)
-              << "): the failures stand\n";
-    confirmation["error"] = "not enough of the case's timeout left";
-  } else {
-    // Independent of the first job: its r_mpi_impact too is measured anew.
-    RunOptions fresh = t.ro;
-    fresh.impact_reuse = 0;
-    JobOutcome second =
-        MeasureJob(t.cfg, again, t.specs, fresh, t.dir / "confirm", "confirmation.json", t.started, false);
-    if (InterruptSignal() != 0) {  // the second job was cut short: the first job's verdict stands
-      confirmation["error"] = "the run was interrupted during the second job";
-      first->results["confirmation"] = confirmation;
-      if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
-        std::cout << "error: " << e << "\n";
-      return first->rc;
-    }
-    const auto* second_kind = dynamic_cast<const OverlapJob*>(second.kind.get());
+  json confirmation = json::object();
+  const std::optional<JobOutcome> second =
+      SecondJob(t, at, "confirm",
+                "confirmation: " + std::to_string(fv.failures.size()) + " limit(s) exceeded beyond noise, " +
+                    std::to_string(fv.invalid.size()) +
+                    " invalid point(s); a failure must be seen by two independent jobs",
+                &confirmation);
+  if (!second && InterruptSignal() != 0) {
+    first->results["confirmation"] = confirmation;
+    if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
+      std::cout << "error: " << e << "\n";
+    return first->rc;
+  }
+  if (second) {
+    const auto* second_kind = dynamic_cast<const OverlapJob*>(second->kind.get());
     const std::optional<BetweenRunNoise> noise = NoiseFor(t.cfg, t.test, t.ro);
     final_verdict =
         Confirm(fv, second_kind->reduction().points, JudgedContext(t.cfg, t.test),
                 first->spec ? first->spec->rules : std::vector<Rule>{}, noise ? &*noise : nullptr);
-    confirmation["results"] = second.results_path.string();
-    if (second.rc != kPass && second.rc != kFail && second.rc != kInconclusive)
-      confirmation["error"] = "the second job failed (exit " + std::to_string(second.rc) + ")";
   }
   std::cout << "\nconfirmation of the first job's failures by the second:\n";
   for (const Finding& f : final_verdict.unconfirmed) std::cout << "  not confirmed: " << f.Message() << "\n";
@@ -438,6 +458,90 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   return VerdictCode(final_verdict);
 }
 
+// A regression against the baseline fails the test only when a second,
+// independent job of its points regresses at the same place too: on a
+// machine whose speed changes for minutes at a time, one job against one
+// baseline job compares two phases as often as two libraries. Each
+// regression of the first job is then confirmed, not confirmed (the second
+// job compared the place and found no regression), or undecided (the
+// second job could not compare it: an invalid point, a ratio not measured).
+// kFail when one is confirmed, or the baseline was unusable (no regressions
+// given); else kInconclusive when one is undecided; else kPass. Without a
+// second job (`confirm` false: --no-confirm, an oversubscribed run; or not
+// enough of the timeout left) every regression counts. The first job's
+// results.json gets "baseline" (docs/results-format.md).
+int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<Change>& found, int rc,
+                       bool confirm) {
+  const std::string name = t.test.Id();
+  if (found.empty()) return kFail;  // an unusable baseline: said and failed by CheckAgainstBaseline
+  json confirmation = json::object();
+  std::optional<JobOutcome> second;
+  BaselineCheck again;
+  if (confirm) {
+    // An r_mpi_impact row: at its computation target, with the first comm target.
+    std::vector<std::pair<double, double>> at;
+    at.reserve(found.size());
+    for (const Change& c : found)
+      at.emplace_back(std::isnan(c.comm_target) ? t.test.spec.comm_times.front() : c.comm_target,
+                      c.comp_target);
+    second = SecondJob(t, at, "confirm-baseline",
+                       "baseline: " + std::to_string(found.size()) +
+                           " regression(s) against the baseline; a regression must be seen by two "
+                           "independent jobs",
+                       &confirmation);
+    if (InterruptSignal() != 0) return rc;  // cut short: nothing more is decided
+    if (second && !second->results_path.empty()) {
+      std::cout << "baseline: the second job against the baseline:\n";
+      again = CheckAgainstBaseline(second->results, second->results_path.string(), t.ro.baseline, std::cout);
+    } else {
+      std::cout << "baseline: no second job ("
+                << confirmation.value("error", std::string("its results were not written"))
+                << "): the regressions stand\n";
+    }
+  }
+  const bool two_jobs = second && !second->results_path.empty();
+  json confirmed = json::array(), unconfirmed = json::array(), undecided = json::array();
+  std::cout << "\nbaseline: regressions of the first job"
+            << (two_jobs ? ", and what the second job found at the same place:" : ":") << "\n";
+  for (const Change& c : found) {
+    const std::string line = RegressionLine(c);
+    if (!two_jobs || std::any_of(again.regressions.begin(), again.regressions.end(),
+                                 [&](const Change& a) { return SameChangePlace(a, c); })) {
+      std::cout << "  " << (two_jobs ? "confirmed: " : "") << line << "\n";
+      confirmed.push_back(line);
+    } else if (NotComparedAt(again, c)) {
+      std::cout << "  undecided (the second job could not compare it): " << line << "\n";
+      undecided.push_back(line);
+    } else {
+      std::cout << "  not confirmed: " << line << "\n";
+      unconfirmed.push_back(line);
+    }
+  }
+  first->results["baseline"] = {{"dir", t.ro.baseline},
+                                {"regressions", confirmed},
+                                {"not_confirmed", unconfirmed},
+                                {"undecided", undecided},
+                                {"confirmed_by_second_job", two_jobs},
+                                {"confirmation", confirmation}};
+  if (const std::string e = WriteResults(first->results_path, first->results); !e.empty()) {
+    std::cout << "error: " << e << "\n"
+              << "FAIL " << name << ": " << e << "\n";
+    return kFail;
+  }
+  if (!confirmed.empty()) {
+    std::cout << "FAIL " << name << ": " << confirmed.size() << " regression(s) against the baseline in "
+              << t.ro.baseline << (two_jobs ? ", seen by two independent jobs" : "") << "\n";
+    return kFail;
+  }
+  if (!undecided.empty()) {
+    std::cout << "baseline: " << undecided.size()
+              << " regression(s) of the first job the second could not compare: undecided\n";
+    return kInconclusive;
+  }
+  std::cout << "baseline: no regression seen by both jobs: the comparison fails nothing\n";
+  return kPass;
+}
+
 }  // namespace
 
 // A limit exceeded beyond noise is confirmed by a second job
@@ -452,9 +556,14 @@ int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
   if ((rc == kFail || rc == kInconclusive) && t.ro.confirm && !oversubscribed &&
       (!fv.failures.empty() || !fv.invalid.empty()))
     rc = ConfirmFailures(t, first);
-  if ((rc == kPass || rc == kFail) && !t.ro.baseline.empty() &&
-      CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout) == kFail)
-    rc = kFail;
+  if ((rc == kPass || rc == kFail) && !t.ro.baseline.empty()) {
+    const BaselineCheck b =
+        CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout);
+    if (b.rc == kFail) {
+      const int brc = ConfirmRegressions(t, first, b.regressions, rc, t.ro.confirm && !oversubscribed);
+      if (brc == kFail || (brc == kInconclusive && rc == kPass)) rc = brc;
+    }
+  }
   return rc;
 }
 

@@ -246,7 +246,8 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
     return kUsage;
   }
   std::error_code ec;
-  fs::remove_all(t.dir / "confirm", ec);  // a second job's results from an earlier run
+  for (const char* second : {"confirm", "confirm-baseline"})  // a second job's results from an earlier run
+    fs::remove_all(t.dir / second, ec);
   JobOutcome first = MeasureJob(cfg, test, specs, ro, t.dir, "results.json", t.started, ro.ctest);
   if (first.results_path.empty()) {                 // skipped, could not start, or results not written
     if (first.rc == kSkip) MarkRunFinished(t.dir);  // nothing was replaced
@@ -258,10 +259,16 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
   MarkRunFinished(t.dir);
   // One line CTest can tell apart (SKIP_REGULAR_EXPRESSION in
   // NbcguardDiscoverAddTests.cmake): reported as not run, never as passed.
-  if (rc == kInconclusive)
-    std::cout << "INCONCLUSIVE " << test.Id()
-              << ": points refused in every job that measured them, no limit exceeded; not a pass (exit "
-              << kInconclusive << ")\n";
+  if (rc == kInconclusive) {
+    // The verdict after any second job (results.json), or else the baseline comparison.
+    const bool by_verdict = first.results.contains("verdict") && first.results["verdict"].is_object() &&
+                            first.results["verdict"].value("inconclusive", false);
+    std::cout << "INCONCLUSIVE " << test.Id() << ": "
+              << (by_verdict ? "points refused in every job that measured them, no limit exceeded"
+                             : "a regression against the baseline in the first job that the second could "
+                               "not compare")
+              << "; not a pass (exit " << kInconclusive << ")\n";
+  }
   return rc;
 }
 

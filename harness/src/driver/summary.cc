@@ -68,11 +68,12 @@ std::string CaseLabel(const CaseView& v) {
   return v.reference.empty() ? v.name : v.name + " (REFERENCE " + v.reference + ")";
 }
 
-// "11/12": valid points of the first job over the grid; "11/12 +1 in 2nd
-// job" when a second job measured one of the others.
+// "11/12": valid points of the first job over the grid; "11/12 (2 again in
+// 2nd job)" when a second job measured points the first job's verdict could
+// not use (invalid, or refused for rank imbalance though valid).
 std::string PointsLabel(const CaseView& v) {
   return std::to_string(v.ValidPoints()) + "/" + std::to_string(v.TotalPoints()) +
-         (v.measured_again > 0 ? " +" + std::to_string(v.measured_again) + " in 2nd job" : "");
+         (v.measured_again > 0 ? " (" + std::to_string(v.measured_again) + " again in 2nd job)" : "");
 }
 
 // ------------------------------------------------------ partitioned tables --

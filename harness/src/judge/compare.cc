@@ -314,9 +314,15 @@ void CompareTest(const TestResults& b, const TestResults& n, const CompareOption
       continue;
     }
     ++out->points;
-    for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown})
-      CompareRatio(key, pn.comm_target, pn.comp_target, m, pb.ratios.at(m), pn.ratios.at(m), pn.diagnosis, o,
-                   out);
+    if (!pb.ratios_refused.empty() || !pn.ratios_refused.empty()) {
+      out->unmatched.push_back({key.Name(), where + " " + kOverlapRatiosPlace,
+                                !pb.ratios_refused.empty() ? "refused in the baseline: " + pb.ratios_refused
+                                                           : "refused in the new run: " + pn.ratios_refused});
+    } else {
+      for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown})
+        CompareRatio(key, pn.comm_target, pn.comp_target, m, pb.ratios.at(m), pn.ratios.at(m), pn.diagnosis,
+                     o, out);
+    }
     if (b_no_speed.empty() && n_no_speed.empty()) CompareSpeed(key, pb, pn, o, out);
   }
 
@@ -544,8 +550,7 @@ std::optional<TestResults> ParseTestResults(const json& j, const std::string& so
         jp["imbalance"].value("flagged", false)) {
       // The overlap ratios there hold slack from unequal computing, not the
       // library's behaviour alone: a change in them is not the library's.
-      p.valid = false;
-      p.invalid_reason = "rank imbalance: rank " + std::to_string(jp["imbalance"].value("slowest_rank", -1)) +
+      p.ratios_refused = "rank imbalance: rank " + std::to_string(jp["imbalance"].value("slowest_rank", -1)) +
                          " computed " + plot::FormatRatio(Num(jp["imbalance"], "ref_ratio")) +
                          "x as long as rank " + std::to_string(jp["imbalance"].value("fastest_rank", -1));
     }

@@ -95,6 +95,8 @@ std::vector<HistoryObservation> ObservationsOf(const TestResults& t) {
       o.diagnosis = p.diagnosis;
       if (!p.valid) {
         o.reason = p.invalid_reason.empty() ? "invalid" : p.invalid_reason;
+      } else if (!p.ratios_refused.empty()) {  // the ratios are not the library's alone
+        o.reason = p.ratios_refused;
       } else {
         const auto r = p.ratios.find(m);
         if (r == p.ratios.end()) o.reason = "not measured";

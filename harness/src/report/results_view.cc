@@ -274,10 +274,25 @@ void ReadVerdict(const json& j, CaseView* v) {
   if (verdict.is_object() && verdict.contains("within_noise") && verdict["within_noise"].is_array())
     for (const json& f : verdict["within_noise"]) v->within_noise.push_back(Str(f, "message"));
 
+  // The comparison with a baseline (nightly): its confirmed regressions fail
+  // the test, its undecided ones leave a passing verdict INCONCLUSIVE.
+  std::vector<std::string> regressions, undecided;
+  if (j.contains("baseline") && j["baseline"].is_object())
+    for (const auto& [key, into] :
+         {std::pair{"regressions", &regressions}, std::pair{"undecided", &undecided}})
+      if (j["baseline"].contains(key) && j["baseline"][key].is_array())
+        for (const json& s : j["baseline"][key])
+          if (s.is_string()) into->push_back(s.get<std::string>());
+  for (const std::string& r : regressions) v->failures.push_back("against the baseline: " + r);
+  for (const std::string& r : undecided)
+    v->failures.push_back("against the baseline, undecided (a second job could not compare it): " + r);
+
   const bool verdict_pass = verdict.is_object() && verdict.value("pass", false);
-  v->pass = verdict_pass && conformance.empty() && harness.empty() && no_mpi.empty() && !no_thresholds;
-  v->inconclusive =
-      !v->pass && !outranked && no_mpi.empty() && verdict.is_object() && verdict.value("inconclusive", false);
+  const bool verdict_undecided = verdict.is_object() && verdict.value("inconclusive", false);
+  v->pass = verdict_pass && conformance.empty() && harness.empty() && no_mpi.empty() && !no_thresholds &&
+            regressions.empty() && undecided.empty();
+  v->inconclusive = !v->pass && !outranked && no_mpi.empty() && regressions.empty() &&
+                    (verdict_undecided || (verdict_pass && !undecided.empty()));
   if (verdict.is_object() && verdict.contains("measured_again_points") &&
       verdict["measured_again_points"].is_array())
     v->measured_again = static_cast<int>(verdict["measured_again_points"].size());
