@@ -260,13 +260,15 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
   // One line CTest can tell apart (SKIP_REGULAR_EXPRESSION in
   // NbcguardDiscoverAddTests.cmake): reported as not run, never as passed.
   if (rc == kInconclusive) {
-    // The verdict after any second job (results.json), or else the baseline comparison.
+    // The verdict after any second job (results.json), or else the baseline
+    // comparison. Both lines start "points refused", which the generated
+    // tests' SKIP_REGULAR_EXPRESSION matches (NbcguardDiscoverAddTests.cmake).
     const bool by_verdict = first.results.contains("verdict") && first.results["verdict"].is_object() &&
                             first.results["verdict"].value("inconclusive", false);
     std::cout << "INCONCLUSIVE " << test.Id() << ": "
               << (by_verdict ? "points refused in every job that measured them, no limit exceeded"
-                             : "a regression against the baseline in the first job that the second could "
-                               "not compare")
+                             : "points refused in the second job where the first regressed against the "
+                               "baseline")
               << "; not a pass (exit " << kInconclusive << ")\n";
   }
   return rc;
