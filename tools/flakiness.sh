@@ -9,6 +9,11 @@
 # and skipped, so rerunning the same command after an interruption goes on
 # where it stopped. The series' commit is recorded in OUT/commit, and a
 # resume is refused if anything but README.md, docs/ or this script has changed.
+# NBCGUARD_FLAKINESS_SELECT, a ctest -R regular expression, runs only the
+# tests it matches in each run (the fixtures they need come with them): for
+# example '\.n[0-9]+\.|reference-background$', the tier's measuring tests
+# (its case tests and the background reference's known-answer test), all a
+# results history ingests (tools/ci-tier-history.sh).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20}
@@ -33,7 +38,7 @@ for ((i = 1; i <= n; i++)); do
     rm -rf "$dir" "build/$preset/results" "build/$preset/mpi-tests"
     mkdir -p "$dir"
     start=$(date +%s)
-    ctest --preset "$preset" --output-junit "$PWD/$dir/junit.xml" > "$dir/ctest.log" 2>&1
+    ctest --preset "$preset" ${NBCGUARD_FLAKINESS_SELECT:+-R "$NBCGUARD_FLAKINESS_SELECT"} --output-junit "$PWD/$dir/junit.xml" > "$dir/ctest.log" 2>&1
     rc=$?
     echo "$preset run $i: exit $rc, $(( $(date +%s) - start )) s, $(grep -c '\*\*\*Failed\|\*\*\*Timeout' "$dir/ctest.log") failed" | tee -a "$out/summary.txt"
     grep -E '\*\*\*Failed|\*\*\*Timeout' "$dir/ctest.log" | sed 's/^/    /' | tee -a "$out/summary.txt"

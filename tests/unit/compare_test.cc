@@ -359,6 +359,58 @@ TEST(CompareTest, RefusedRatiosAreListedAndTheSpeedStillCompared) {
   EXPECT_EQ(c.speed_checks, 2);
 }
 
+// A regression of a first job, looked at in the comparison of a second,
+// independent job with the same baseline: the nightly test fails only on a
+// confirmed one, and is INCONCLUSIVE on an undecided one.
+TEST(SecondLookTest, ConfirmedNotConfirmedOrUndecidedByWhatTheSecondComparisonSaw) {
+  TestResults first = Run1("a");
+  first.points[0].ratios[Metric::kOverhead] = R(Spreadout(0.9, 0.05));  // 0.05 -> 0.9
+  first.points[1].speed = Speed(0.29e6, 1e-3);                          // 1 MB -> 0.29 MB in the same 1 ms
+  const Comparison c1 = Compare({Run1("a")}, {first}, {});
+  ASSERT_EQ(c1.regressions.size(), 2u);
+  const Change& ratio = c1.regressions[0].speed ? c1.regressions[1] : c1.regressions[0];
+  const Change& speed = c1.regressions[0].speed ? c1.regressions[0] : c1.regressions[1];
+  ASSERT_EQ(ratio.metric, Metric::kOverhead);
+  ASSERT_TRUE(speed.speed);
+
+  // The second job saw both again.
+  const Comparison same = Compare({Run1("a")}, {first}, {});
+  EXPECT_EQ(LookAgain(ratio, &same), SecondLook::kConfirmed);
+  EXPECT_EQ(LookAgain(speed, &same), SecondLook::kConfirmed);
+
+  // It compared both places and found nothing: a phase of the first job.
+  const Comparison quiet = Compare({Run1("a")}, {Run1("a")}, {});
+  EXPECT_EQ(LookAgain(ratio, &quiet), SecondLook::kNotConfirmed);
+  EXPECT_EQ(LookAgain(speed, &quiet), SecondLook::kNotConfirmed);
+
+  // A regression elsewhere does not confirm this one: another point, another ratio.
+  TestResults elsewhere = Run1("a");
+  elsewhere.points[1].ratios[Metric::kOverhead] = R(Spreadout(0.9, 0.05));
+  elsewhere.points[0].ratios[Metric::kComm] = R(Spreadout(0.9, 0.05));
+  const Comparison other = Compare({Run1("a")}, {elsewhere}, {});
+  ASSERT_EQ(other.regressions.size(), 2u);
+  EXPECT_EQ(LookAgain(ratio, &other), SecondLook::kNotConfirmed);
+
+  // Its point invalid: neither place compared.
+  TestResults invalid = Run1("a");
+  invalid.points[0] = Invalid(1e-3, 2e-3, "barrier exit skew 2.86 ms");
+  invalid.points[1] = Invalid(1e-3, 4e-3, "refused 40 of 60 samples");
+  const Comparison none = Compare({Run1("a")}, {invalid}, {});
+  EXPECT_EQ(LookAgain(ratio, &none), SecondLook::kUndecided);
+  EXPECT_EQ(LookAgain(speed, &none), SecondLook::kUndecided);
+
+  // Its ratios refused for rank imbalance: the ratio undecided, the speed still compared.
+  TestResults imbalanced = Run1("a");
+  for (PointSamples& p : imbalanced.points)
+    p.ratios_refused = "rank imbalance: rank 0 computed 1.64x as long";
+  const Comparison refused = Compare({Run1("a")}, {imbalanced}, {});
+  EXPECT_EQ(LookAgain(ratio, &refused), SecondLook::kUndecided);
+  EXPECT_EQ(LookAgain(speed, &refused), SecondLook::kNotConfirmed);
+
+  // No second comparison at all (its results unreadable, no baseline matched).
+  EXPECT_EQ(LookAgain(ratio, nullptr), SecondLook::kUndecided);
+}
+
 TEST(CompareTest, ResultsWithoutTheSpeedSayItOnceAndCompareTheRatios) {
   TestResults old = Run1("a");
   for (PointSamples& p : old.points) p.speed = SpeedFromTimes(NAN, {1e-3, 1e-3, 1e-3});

@@ -228,4 +228,22 @@ Comparison Compare(const std::vector<TestResults>& base, const std::vector<TestR
 // "16ms x 32ms"; "* x 32ms" when comm_target is NaN (a computation row).
 std::string PointName(double comm_target, double comp_target);
 
+// Whether two comparisons found a change at the same place: the same test,
+// grid point (or computation row, for r_mpi_impact) and ratio (or speed).
+bool SameChangePlace(const Change& a, const Change& b);
+
+// A regression of one comparison, looked at again in a second, independent
+// one (the second job of a nightly test against the same baseline).
+enum class SecondLook {
+  kConfirmed,     // the second found a regression at the same place
+  kNotConfirmed,  // the second compared the place and found none
+  kUndecided,     // the second could not compare the place (listed as not compared)
+};
+
+// `second` null: the second comparison could not be made at all (undecided).
+// The place is not compared when its test, point (or computation row) or
+// ratio (or speed) is listed in second->unmatched: invalid in either run,
+// a baseline too noisy, overlap ratios refused for rank imbalance, ...
+SecondLook LookAgain(const Change& first, const Comparison* second);
+
 }  // namespace nbcguard

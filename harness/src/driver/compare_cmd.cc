@@ -381,12 +381,6 @@ std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& u
 
 std::string RegressionLine(const Change& c) { return Line("REGRESSION", c); }
 
-bool SameChangePlace(const Change& a, const Change& b) {
-  auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
-  return a.test == b.test && a.speed == b.speed && (a.speed || a.metric == b.metric) &&
-         same(a.comm_target, b.comm_target) && same(a.comp_target, b.comp_target);
-}
-
 BaselineCheck CheckAgainstBaseline(const json& results, const std::string& results_path,
                                    const std::string& baseline_dir, std::ostream& out) {
   std::string error;
@@ -416,7 +410,7 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
     if (!own_unreadable.empty()) {
       out << "FAIL " << name << ": no usable baseline for this test under " << baseline_dir
           << ": its results.json is unreadable\n";
-      return {kFail, {}, false, {}};
+      return {kFail, std::nullopt};
     }
     out << "baseline: no baseline for this test (" << name << ") under " << baseline_dir << "\n";
     return {};
@@ -427,7 +421,7 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
   if (o.min_history_nights < 0) {
     out << "baseline: cannot compare: " << history_note << "\n"
         << "FAIL " << name << ": the baseline comparison could not read the results history\n";
-    return {kFail, {}, false, {}};
+    return {kFail, std::nullopt};
   }
   const Comparison c = Compare(matching, {*mine}, o);
   out << "baseline: a regression is " << Rule(o) << "\n";
@@ -435,17 +429,8 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
   PrintText(out, c, o, {});
   std::ofstream(fs::path(results_path).parent_path() / "baseline-comparison.json")
       << ComparisonJson(c, o, {}).dump(1) << "\n";
-  return {c.regressions.empty() ? kPass : kFail, c.regressions, true, c.unmatched};
-}
-
-bool NotComparedAt(const BaselineCheck& b, const Change& c) {
-  if (!b.compared) return true;
-  const std::string point = PointName(c.comm_target, c.comp_target);
-  const std::string place = point + " " + (c.speed ? "collective speed" : MetricName(c.metric));
-  return std::any_of(b.unmatched.begin(), b.unmatched.end(), [&](const Unmatched& u) {
-    return u.test == c.test.Name() && (u.where.empty() || u.where == point || u.where == place ||
-                                       (!c.speed && u.where == point + " " + kOverlapRatiosPlace));
-  });
+  const int rc = c.regressions.empty() ? kPass : kFail;
+  return {rc, c};
 }
 
 }  // namespace nbcguard

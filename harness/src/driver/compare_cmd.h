@@ -4,6 +4,7 @@
 // not be compared, as text, markdown or JSON.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,18 +40,17 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
                    const CompareCommandOptions& o);
 
 // What CheckAgainstBaseline found: rc kFail with the regressions, or kFail
-// with none when the baseline is unusable; kPass otherwise.
+// with no comparison when the baseline is unusable; kPass otherwise.
 struct BaselineCheck {
   int rc = 0;
-  std::vector<Change> regressions;
-  bool compared = false;             // a baseline of this test was found and compared
-  std::vector<Unmatched> unmatched;  // what the comparison left undecided, with why
+  std::optional<Comparison> comparison;  // when a baseline of this test was found and compared
 };
 
-// Whether a comparison left the place of `c` undecided: nothing compared, or
-// its test, point (or computation row) or ratio (or speed) listed as not
-// compared (invalid in either run, a baseline too noisy, ...).
-bool NotComparedAt(const BaselineCheck& b, const Change& c);
+// The entries of `unreadable` ("<file>: <error>", as LoadResultsDir lists
+// them) whose file lies at results_path's place: the same last three
+// directories (<case>/n<ranks>/<deployment>).
+std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& unreadable,
+                                               const std::string& results_path);
 
 // Nightly mode, after a test wrote `results` (its results.json at
 // results_path): compares it with the same test under baseline_dir and
@@ -61,21 +61,11 @@ bool NotComparedAt(const BaselineCheck& b, const Change& c);
 // baseline must not pass as a missing one); kPass otherwise, including when
 // the baseline has no such test or cannot be compared (said so). The
 // comparison is written next to results_path as baseline-comparison.json.
-// The entries of `unreadable` ("<file>: <error>", as LoadResultsDir lists
-// them) whose file lies at results_path's place: the same last three
-// directories (<case>/n<ranks>/<deployment>).
-std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& unreadable,
-                                               const std::string& results_path);
-
 BaselineCheck CheckAgainstBaseline(const nlohmann::json& results, const std::string& results_path,
                                    const std::string& baseline_dir, std::ostream& out);
 
 // "REGRESSION <test> <point> <ratio>: baseline ... -> new ..., <difference>,
 // p = ..., diagnosis ..." (or "... collective slower: ..."), as compare prints it.
 std::string RegressionLine(const Change& c);
-
-// Whether two comparisons found a change at the same place: the same test,
-// grid point (or computation row, for r_mpi_impact) and ratio (or speed).
-bool SameChangePlace(const Change& a, const Change& b);
 
 }  // namespace nbcguard

@@ -505,11 +505,12 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
             << (two_jobs ? ", and what the second job found at the same place:" : ":") << "\n";
   for (const Change& c : found) {
     const std::string line = RegressionLine(c);
-    if (!two_jobs || std::any_of(again.regressions.begin(), again.regressions.end(),
-                                 [&](const Change& a) { return SameChangePlace(a, c); })) {
+    const SecondLook look =
+        two_jobs ? LookAgain(c, again.comparison ? &*again.comparison : nullptr) : SecondLook::kConfirmed;
+    if (look == SecondLook::kConfirmed) {
       std::cout << "  " << (two_jobs ? "confirmed: " : "") << line << "\n";
       confirmed.push_back(line);
-    } else if (NotComparedAt(again, c)) {
+    } else if (look == SecondLook::kUndecided) {
       std::cout << "  undecided (the second job could not compare it): " << line << "\n";
       undecided.push_back(line);
     } else {
@@ -560,7 +561,8 @@ int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
     const BaselineCheck b =
         CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout);
     if (b.rc == kFail) {
-      const int brc = ConfirmRegressions(t, first, b.regressions, rc, t.ro.confirm && !oversubscribed);
+      const std::vector<Change> found = b.comparison ? b.comparison->regressions : std::vector<Change>{};
+      const int brc = ConfirmRegressions(t, first, found, rc, t.ro.confirm && !oversubscribed);
       if (brc == kFail || (brc == kInconclusive && rc == kPass)) rc = brc;
     }
   }

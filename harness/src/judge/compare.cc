@@ -508,6 +508,28 @@ std::string PointName(double comm_target, double comp_target) {
          FormatDuration(comp_target);
 }
 
+bool SameChangePlace(const Change& a, const Change& b) {
+  auto same = [](double x, double y) { return (std::isnan(x) && std::isnan(y)) || x == y; };
+  return a.test == b.test && a.speed == b.speed && (a.speed || a.metric == b.metric) &&
+         same(a.comm_target, b.comm_target) && same(a.comp_target, b.comp_target);
+}
+
+SecondLook LookAgain(const Change& first, const Comparison* second) {
+  if (second == nullptr) return SecondLook::kUndecided;
+  if (std::any_of(second->regressions.begin(), second->regressions.end(),
+                  [&](const Change& c) { return SameChangePlace(c, first); }))
+    return SecondLook::kConfirmed;
+  const std::string test = first.test.Name();
+  const std::string point = PointName(first.comm_target, first.comp_target);
+  const std::string place = point + " " + (first.speed ? "collective speed" : MetricName(first.metric));
+  const bool not_compared =
+      std::any_of(second->unmatched.begin(), second->unmatched.end(), [&](const Unmatched& u) {
+        return u.test == test && (u.where.empty() || u.where == point || u.where == place ||
+                                  (!first.speed && u.where == point + " " + kOverlapRatiosPlace));
+      });
+  return not_compared ? SecondLook::kUndecided : SecondLook::kNotConfirmed;
+}
+
 std::optional<TestResults> ParseTestResults(const json& j, const std::string& source, std::string* error) {
   auto fail = [&](const std::string& why) {
     if (error) *error = source + ": " + why;
