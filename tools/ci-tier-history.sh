@@ -4,7 +4,7 @@
 # each run one night dated a day after the last from 2026-01-01, then
 # `nbcguard history check` over them. A night is the run's case tests
 # (results/) and its known-answer test of the background reference
-# (mpi-tests/reference-background); the other MPI tests break runs on
+# (mpi-tests/reference-background, its last job); the other MPI tests break runs on
 # purpose (faults, torn files) and are no nights. Shows whether unchanged
 # code is left alone by the change-point check (docs/measurements/history-series.md).
 #   tools/ci-tier-history.sh PRESET DB SERIES_DIR...
@@ -27,7 +27,14 @@ for series in "$@"; do
     dir=$work/night-$night
     mkdir -p "$dir"
     cp -r "$run/results/." "$dir/"
-    [ -d "$run/mpi-tests/reference-background" ] && cp -r "$run/mpi-tests/reference-background/." "$dir/"
+    # The known-answer test measures again in job2/, job3/ ... while
+    # undecided: its last job is the one that decided, and a night holds one
+    # job of each test.
+    ref=$run/mpi-tests/reference-background
+    if [ -d "$ref" ]; then
+      last=$(ls -d "$ref"/job[0-9]* 2>/dev/null | sort -V | tail -1)
+      if [ -n "$last" ]; then cp -r "$last/." "$dir/"; else cp -r "$ref/." "$dir/"; fi
+    fi
     inconclusive=$(bash tools/inconclusive-tests.sh "$run/junit.xml" 2>/dev/null | cut -d: -f1 | tr '\n' ' ')
     out=$("$driver" history ingest "$dir" --db "$db" --date "$date" --revision "$(cat "$series/commit" | cut -c1-7)" 2>&1) ||
       { echo "night $night ($date, $run): ingest failed: $out"; continue; }

@@ -44,6 +44,20 @@ grep -q "torn/b/results.json" <<<"$out" || fail "the torn file is not named: $ou
 [ "$(runs)" = 1 ] || fail "the refused run changed the history"
 echo "ok: a torn results.json refuses the run, nothing stored"
 
+# Two jobs of one test in one run directory (a known-answer test that
+# measured again in job2/): refused by name, not by the database's key.
+mkdir -p "$work/twice/job2"
+cp -r "$good/." "$work/twice/"
+cp -r "$good/ibcast" "$work/twice/job2/"
+out=$("$driver" history ingest "$work/twice" --db "$db" 2>&1)
+rc=$?
+[ $rc -eq 2 ] || fail "a run with two jobs of one test exited $rc, expected 2: $out"
+grep -q "are results of the same test (.*ibcast.n2.basic): a run holds one job of each test" <<<"$out" ||
+  fail "no refusal naming the test: $out"
+grep -q "twice/job2/ibcast/n2/basic/results.json" <<<"$out" || fail "the second job's file is not named: $out"
+[ "$(runs)" = 1 ] || fail "the refused run changed the history"
+echo "ok: two jobs of one test refuse the run, nothing stored"
+
 # A run that did not complete (the harness failed): refused.
 mkdir -p "$work/partial"
 cp "$data/raw/ibcast-fault/results.json" "$work/partial/results.json"

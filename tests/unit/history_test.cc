@@ -75,6 +75,22 @@ TEST(HistoryCheck, AnImprovementDoesNotFail) {
   EXPECT_FALSE(r.Fails());
 }
 
+// A shift with one night on its new level is PENDING, and its line says
+// what the next night would make of it: a regression upward, an improvement
+// downward.
+TEST(HistoryCheck, APendingShiftSaysWhatItWouldBecome) {
+  for (const bool up : {true, false}) {
+    const HistoryReport r =
+        CheckHistory({Series("r_overhead", up ? Step(0.1, 0.8, 12, 1) : Step(0.8, 0.1, 12, 1))}, 13, {});
+    const HistoryFinding* f = First(r, HistoryKind::kPending);
+    ASSERT_NE(f, nullptr) << r.Summary();
+    EXPECT_NE(f->Line().find(up ? "1 night(s) on the new level, a regression at 2"
+                                : "1 night(s) on the new level, an improvement at 2"),
+              std::string::npos)
+        << f->Line();
+  }
+}
+
 // r_comp_slowdown is analysed on its logarithm and reported in percent.
 TEST(HistoryCheck, RelativeRatiosShiftInPercent) {
   const HistoryReport r = CheckHistory({Series("r_comp_slowdown", Step(1.0, 1.5, 12, 3))}, 15, {});

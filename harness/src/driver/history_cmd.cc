@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -158,7 +159,16 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
   std::time_t newest = 0;
   std::set<std::string>
       recorded_systems;  // results.json "system" (run --system, NBCGUARD_SYSTEM, the build's)
+  std::map<std::string, std::string> source_of;  // test name -> its results.json
   for (const TestResults& t : tests) {
+    // A night is one job of each test: two jobs of one test (a known-answer
+    // test's job2/, a copied directory) would be two values of one night.
+    const auto [at, first] = source_of.emplace(t.key.Name(), t.source);
+    if (!first)
+      return Refuse(o.run_dir, at->second + " and " + t.source + " are results of the same test (" +
+                                   t.key.Name() +
+                                   "): a run holds one job of each test; ingest the job to keep, "
+                                   "or each job's directory as a run of its own");
     const ResultsRead r = ReadResults(t.source);
     if (r.ok() && r.doc->json.contains("system") && r.doc->json["system"].is_string())
       recorded_systems.insert(r.doc->json["system"].get<std::string>());

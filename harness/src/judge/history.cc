@@ -146,7 +146,8 @@ std::string HistoryFinding::Line() const {
       s += level(before) + " -> " + level(after) + " (" + change(size) + " [" + change(lo) + ", " +
            change(hi) + "]) from " + night + " (" + revision + ")";
       if (kind == HistoryKind::kPending) {
-        s += "; " + std::to_string(n_after) + " night(s) on the new level, a regression at " +
+        s += "; " + std::to_string(n_after) + " night(s) on the new level, " +
+             (size > 0 ? "a regression" : "an improvement") + " at " +
              std::to_string(std::max(needed, n_after + 1));
         if (excursions > 0)
           s += " (the old level had reached it on " + std::to_string(excursions) +
