@@ -91,6 +91,72 @@ TEST(HistoryCheck, APendingShiftSaysWhatItWouldBecome) {
   }
 }
 
+// r_mpi_impact measured by one test and reused by others is one series of
+// values stored under each test: one step, judged once, naming the tests
+// that share it. Series that differ on one night, or are not r_mpi_impact,
+// are judged apart.
+TEST(HistoryCheck, ASharedMeasurementIsJudgedOnce) {
+  const auto as = [](const std::string& test, std::vector<SeriesNight> s) {
+    for (SeriesNight& n : s) n.obs.test = test;
+    return s;
+  };
+  const std::vector<SeriesNight> impact = Series("r_mpi_impact", Step(1.0, 1.5, 12, 3));
+  const HistoryReport r =
+      CheckHistory({as("mpich.iallgather.n2.basic", impact), as("mpich.ibcast.n2.basic", impact),
+                    as("mpich.ialltoall.n2.basic", impact)},
+                   15, {});
+  std::vector<const HistoryFinding*> regressions;
+  for (const HistoryFinding& f : r.findings)
+    if (f.kind == HistoryKind::kRegression) regressions.push_back(&f);
+  ASSERT_EQ(regressions.size(), 1u) << r.Summary();
+  EXPECT_EQ(regressions[0]->test, "mpich.iallgather.n2.basic");
+  EXPECT_EQ(regressions[0]->shared_with,
+            (std::vector<std::string>{"mpich.ibcast.n2.basic", "mpich.ialltoall.n2.basic"}));
+  EXPECT_NE(regressions[0]->Line().find(
+                "; the same measurement as mpich.ibcast.n2.basic, mpich.ialltoall.n2.basic"),
+            std::string::npos)
+      << regressions[0]->Line();
+  EXPECT_EQ(r.series, 3);
+  EXPECT_EQ(r.shared, 2);
+  EXPECT_NE(r.Summary().find("2 judged with the test that shares them"), std::string::npos) << r.Summary();
+
+  std::vector<SeriesNight> own = as("mpich.ibcast.n2.basic", impact);
+  own[4].obs.median = *own[4].obs.median + 1e-9;  // measured by this test that night
+  const std::vector<SeriesNight> overhead = Series("r_overhead", Step(0.1, 0.8, 12, 3));
+  const HistoryReport apart =
+      CheckHistory({as("mpich.iallgather.n2.basic", impact), own, as("mpich.iallgather.n2.basic", overhead),
+                    as("mpich.ibcast.n2.basic", overhead)},
+                   15, {});
+  int n = 0;
+  for (const HistoryFinding& f : apart.findings) {
+    n += f.kind == HistoryKind::kRegression ? 1 : 0;
+    EXPECT_TRUE(f.shared_with.empty()) << f.Line();
+  }
+  EXPECT_EQ(n, 4) << apart.Summary();
+  EXPECT_EQ(apart.shared, 0);
+}
+
+// Runs minutes apart reuse one r_mpi_impact measurement: nights that repeat
+// the last value bit for bit are one measurement, not a steady level. Two
+// measurements 11 % apart, each repeated over four nights, are no step; the
+// same values measured anew each night (a hair apart) are one.
+TEST(HistoryCheck, RepeatedMeasurementsCountOnce) {
+  std::vector<double> v(12, 0.962992);
+  std::fill(v.begin(), v.begin() + 8, 0.968095);
+  std::fill(v.begin(), v.begin() + 4, 0.870947);
+  const HistoryReport reused = CheckHistory({Series("r_mpi_impact", v)}, 12, {});
+  EXPECT_EQ(First(reused, HistoryKind::kRegression), nullptr) << reused.Summary();
+  EXPECT_EQ(reused.repeated_nights, 9);
+  EXPECT_EQ(reused.undecided.size(), 1u) << reused.Summary();  // 3 measurements: too few
+  EXPECT_NE(reused.Summary().find("9 night(s) repeating an earlier r_mpi_impact measurement"),
+            std::string::npos);
+
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] += 1e-6 * static_cast<double>(i % 3);
+  const HistoryReport anew = CheckHistory({Series("r_mpi_impact", v)}, 12, {});
+  EXPECT_EQ(anew.repeated_nights, 0);
+  EXPECT_NE(First(anew, HistoryKind::kRegression), nullptr) << anew.Summary();
+}
+
 // r_comp_slowdown is analysed on its logarithm and reported in percent.
 TEST(HistoryCheck, RelativeRatiosShiftInPercent) {
   const HistoryReport r = CheckHistory({Series("r_comp_slowdown", Step(1.0, 1.5, 12, 3))}, 15, {});
@@ -147,6 +213,13 @@ TEST(BetweenRunSpreads, RecoverTheNightToNightSd) {
   HistoryCheckOptions newest;
   newest.max_nights = 15;  // only the newest nights count
   EXPECT_EQ(BetweenRunSpreads(series, newest).at(at + "r_overhead").nights, 15);
+  // An r_mpi_impact measurement reused by the nights after it is one value:
+  // its copies are no nights, and their zero steps no spread.
+  const auto reused = BetweenRunSpreads({Series("r_mpi_impact", {1.0, 1.0, 1.0, 1.1, 1.1, 1.1, 1.05, 1.05})},
+                                        HistoryCheckOptions{});
+  ASSERT_EQ(reused.count(at + "r_mpi_impact"), 1u);
+  EXPECT_EQ(reused.at(at + "r_mpi_impact").nights, 3);
+  EXPECT_GT(reused.at(at + "r_mpi_impact").sigma, 0.03);
 }
 
 // The trend of a series is the check's own reading of it: the levels

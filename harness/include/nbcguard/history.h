@@ -83,12 +83,17 @@ struct HistoryFinding {
   double total = 0;               // drift: the change over the nights analysed (size: per night)
   std::string diagnosis_before, diagnosis_after;
   std::string reference_before, reference_after;  // when they differ: the change is the reference's
-  std::string Line() const;                       // one line, starting with the kind
+  // Other tests whose series is this very measurement (an r_mpi_impact one
+  // test measured and others reused): judged once, named here.
+  std::vector<std::string> shared_with;
+  std::string Line() const;  // one line, starting with the kind
 };
 
 struct HistoryReport {
   int runs = 0, series = 0, decided = 0;
+  int shared = 0;                      // series that are another test's measurement, judged with it
   int refused_nights = 0;              // invalid or flagged observations, not analysed
+  int repeated_nights = 0;             // r_mpi_impact nights that reused the previous night's measurement
   std::vector<std::string> undecided;  // "test point ratio: why"
   std::vector<HistoryFinding> findings;
   bool Fails() const;

@@ -136,6 +136,7 @@ json FindingJson(const HistoryFinding& f) {
           {"diagnosis_after", f.diagnosis_after},
           {"reference_before", f.reference_before},
           {"reference_after", f.reference_after},
+          {"shared_with", f.shared_with},
           {"line", f.Line()}};
 }
 
@@ -294,7 +295,9 @@ int HistoryCheckCommand(const HistoryCommandOptions& o) {
               {"runs", report.runs},
               {"series", report.series},
               {"decided", report.decided},
+              {"shared", report.shared},
               {"refused_nights", report.refused_nights},
+              {"repeated_nights", report.repeated_nights},
               {"undecided", report.undecided},
               {"findings", json::array()}};
     for (const HistoryFinding& f : report.findings) j["findings"].push_back(FindingJson(f));

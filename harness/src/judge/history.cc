@@ -79,6 +79,15 @@ std::vector<SeriesNight> NewestNights(const std::vector<SeriesNight>& full, cons
   return {full.begin() + static_cast<long>(skip), full.end()};
 }
 
+// Whether a night's value repeats the last one analysed bit for bit: a
+// reused measurement (r_mpi_impact, kept for NBCGUARD_IMPACT_REUSE seconds
+// and reused by runs minutes apart), not a new night of evidence. Counted
+// once, a level one measurement held is not a steady level, and a spread
+// of zero between its copies is not the between-run spread.
+bool RepeatsLast(const std::string& ratio, const std::optional<double>& last, double value) {
+  return ratio == "r_mpi_impact" && last && *last == value;
+}
+
 // "revision R" when the run was given one, else its library version.
 std::string RevisionOf(const HistoryRun& run) {
   return run.library_revision.empty() ? run.library_version : "revision " + run.library_revision;
@@ -177,6 +186,10 @@ std::string HistoryFinding::Line() const {
            " nights (a line fits better than any step; no night to blame, not failed)";
       break;
   }
+  if (!shared_with.empty()) {
+    s += "; the same measurement as";
+    for (std::size_t i = 0; i < shared_with.size(); ++i) s += (i == 0 ? " " : ", ") + shared_with[i];
+  }
   return s;
 }
 
@@ -192,26 +205,82 @@ std::string HistoryReport::Summary() const {
     failing += f.fails ? 1 : 0;
     known += f.known ? 1 : 0;
   }
-  std::string s = std::string("history: ") + (Fails() ? "FAIL: " : "PASS: ") + std::to_string(failing) +
-                  " new regression(s), " + std::to_string(known) + " known, " +
-                  std::to_string(n[HistoryKind::kImprovement]) + " improvement(s), " +
-                  std::to_string(n[HistoryKind::kPending]) + " pending, " +
-                  std::to_string(n[HistoryKind::kOutlier]) + " outlier night(s), " +
-                  std::to_string(n[HistoryKind::kBimodal]) + " bimodal, " +
-                  std::to_string(n[HistoryKind::kDrift]) + " drift; " + std::to_string(series) + " series (" +
-                  std::to_string(decided) + " decided, " + std::to_string(undecided.size()) +
-                  " with too few valid nights) over " + std::to_string(runs) + " run(s); " +
-                  std::to_string(refused_nights) + " refused night(s) not analysed";
+  std::string s =
+      std::string("history: ") + (Fails() ? "FAIL: " : "PASS: ") + std::to_string(failing) +
+      " new regression(s), " + std::to_string(known) + " known, " +
+      std::to_string(n[HistoryKind::kImprovement]) + " improvement(s), " +
+      std::to_string(n[HistoryKind::kPending]) + " pending, " + std::to_string(n[HistoryKind::kOutlier]) +
+      " outlier night(s), " + std::to_string(n[HistoryKind::kBimodal]) + " bimodal, " +
+      std::to_string(n[HistoryKind::kDrift]) + " drift; " + std::to_string(series) + " series (" +
+      std::to_string(decided) + " decided, " + std::to_string(undecided.size()) +
+      " with too few valid nights" +
+      (shared > 0 ? ", " + std::to_string(shared) + " judged with the test that shares them" : "") +
+      ") over " + std::to_string(runs) + " run(s); " + std::to_string(refused_nights) +
+      " refused night(s) not analysed" +
+      (repeated_nights > 0 ? ", " + std::to_string(repeated_nights) +
+                                 " night(s) repeating an earlier r_mpi_impact measurement"
+                           : "");
   return s;
 }
+
+namespace {
+
+// Series that are one measurement: r_mpi_impact is measured once per
+// computation target and reused by the other tests of the same library and
+// deployment within minutes (results.json mpi_impact_source), so their
+// series hold the same values night after night. Judged as many series,
+// one machine phase would read as that many regressions. Two series are
+// one when they are the same ratio at the same point of the same system
+// and every night is alike: the same runs, valid on the same nights, with
+// bit-identical medians (independent measurements never are). Returns, per
+// series, the index of the first series it repeats (itself when none).
+std::vector<std::size_t> SameMeasurement(const std::vector<std::vector<SeriesNight>>& all) {
+  std::vector<std::size_t> of(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    of[i] = i;
+    const std::vector<SeriesNight>& a = all[i];
+    if (a.empty() || a.front().obs.ratio != "r_mpi_impact") continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      const std::vector<SeriesNight>& b = all[j];
+      if (of[j] != j || b.size() != a.size() || b.front().obs.ratio != a.front().obs.ratio ||
+          b.front().obs.point != a.front().obs.point ||
+          b.front().run.system_name != a.front().run.system_name || b.front().obs.test == a.front().obs.test)
+        continue;
+      bool same = false;  // at least one valid night in common, and no night differs
+      bool differ = false;
+      for (std::size_t k = 0; k < a.size() && !differ; ++k) {
+        const HistoryObservation &x = a[k].obs, &y = b[k].obs;
+        differ = a[k].run.run_id != b[k].run.run_id || x.valid != y.valid ||
+                 x.median.has_value() != y.median.has_value() || (x.median && *x.median != *y.median);
+        same = same || (x.valid && x.median);
+      }
+      if (same && !differ) {
+        of[i] = j;
+        break;
+      }
+    }
+  }
+  return of;
+}
+
+}  // namespace
 
 HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int runs,
                            const HistoryCheckOptions& o) {
   HistoryReport report;
   report.runs = runs;
-  for (const std::vector<SeriesNight>& full : all) {
+  const std::vector<std::size_t> same = SameMeasurement(all);
+  for (std::size_t index = 0; index < all.size(); ++index) {
+    const std::vector<SeriesNight>& full = all[index];
     if (full.empty()) continue;
     ++report.series;
+    if (same[index] != index) {
+      ++report.shared;
+      continue;
+    }
+    std::vector<std::string> shared_with;
+    for (std::size_t j = index + 1; j < all.size(); ++j)
+      if (same[j] == index) shared_with.push_back(all[j].front().obs.test);
     const std::vector<SeriesNight> nights = NewestNights(full, o);
     const SeriesNight& id = nights.back();
     const bool rel = Relative(id.obs.ratio);
@@ -221,6 +290,10 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       const auto& m = nights[i].obs.median;
       if (!nights[i].obs.valid || !m || !std::isfinite(*m) || (rel && *m <= 0)) {
         ++report.refused_nights;
+        continue;
+      }
+      if (RepeatsLast(id.obs.ratio, at.empty() ? std::nullopt : nights[at.back()].obs.median, *m)) {
+        ++report.repeated_nights;
         continue;
       }
       z.push_back(rel ? std::log(*m) : *m);
@@ -244,6 +317,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       f.test = id.obs.test;
       f.point = id.obs.point;
       f.ratio = id.obs.ratio;
+      f.shared_with = shared_with;
       const SeriesNight& n = nights[at[k]];
       f.night = n.run.run_date;
       f.run_id = n.run.run_id;
@@ -318,9 +392,13 @@ std::map<std::string, BetweenRunSpread> BetweenRunSpreads(const std::vector<std:
     const HistoryObservation& first = nights.front().obs;
     const bool relative = Relative(first.ratio);
     std::vector<double> values;
+    std::optional<double> last;
     for (const SeriesNight& n : nights)
-      if (n.obs.valid && n.obs.median && (!relative || *n.obs.median > 0))
+      if (n.obs.valid && n.obs.median && (!relative || *n.obs.median > 0) &&
+          !RepeatsLast(first.ratio, last, *n.obs.median)) {
         values.push_back(relative ? std::log(*n.obs.median) : *n.obs.median);
+        last = n.obs.median;
+      }
     if (values.size() > static_cast<std::size_t>(o.max_nights))
       values.erase(values.begin(), values.end() - o.max_nights);
     if (values.size() < 3) continue;
