@@ -9,8 +9,7 @@
 #
 #   bash tools/loaded-test-runs.sh RUNS OUT_DIR [SHARE [PERIOD_S]]    (default 0.3 of 0.1 s)
 #
-# Each run: git clone of this checkout's HEAD into OUT_DIR/run-N/<name>
-# (with ../shared beside it when this checkout has one), then
+# Each run: git clone of this checkout's HEAD into OUT_DIR/run-N/<name>, then
 # `tools/duty-load.sh run SHARE PERIOD_S -- bash .ci/run` there. Kept per
 # run: OUT_DIR/run-N/ci.log and OUT_DIR/run-N/summary.txt; the build trees
 # are removed after the summary is written (a run leaves several GB).
@@ -71,7 +70,6 @@ for n in $(seq 1 "$runs"); do
   dir=$out/run-$n
   rm -rf "$dir" && mkdir -p "$dir"
   git clone -q "$src" "$dir/$name" || { echo "run $n: git clone failed" >&2; exit 2; }
-  [ -d "$src/../shared" ] && ln -s "$(cd "$src/../shared" && pwd)" "$dir/shared"
   start=$(date +%s)
   (cd "$dir/$name" && bash tools/duty-load.sh run "$share" "$period" -- bash .ci/run) > "$dir/ci.log" 2>&1
   rc=$?
