@@ -250,8 +250,7 @@ std::vector<std::size_t> SameMeasurement(const std::vector<std::vector<SeriesNig
       bool differ = false;
       for (std::size_t k = 0; k < a.size() && !differ; ++k) {
         const HistoryObservation &x = a[k].obs, &y = b[k].obs;
-        differ = a[k].run.run_id != b[k].run.run_id || x.valid != y.valid ||
-                 x.median.has_value() != y.median.has_value() || (x.median && *x.median != *y.median);
+        differ = a[k].run.run_id != b[k].run.run_id || x.valid != y.valid || x.median != y.median;
         same = same || (x.valid && x.median);
       }
       if (same && !differ) {
