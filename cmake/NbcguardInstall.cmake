@@ -1,7 +1,8 @@
 # `cmake --install <build> --prefix P`: nbcguard as another project uses it.
 #
 #   P/bin/nbcguard                          the driver
-#   P/libexec/nbcguard/                     nbcguard-harness (the MPI program), nbcguard-compute
+#   P/libexec/nbcguard/                     nbcguard-harness (the MPI program), nbcguard-compute,
+#                                           nbcguard-conformance (the conformance tier's MPI program)
 #   P/lib/nbcguard/                         libnbcguard_compute.so, libnbcguard-reference.so
 #   P/share/nbcguard/nbcguard-config*.json  the launcher(s) this build was configured with
 #   P/share/nbcguard/cases/, thresholds/    the shipped cases and threshold files
@@ -39,12 +40,12 @@ _nbcguard_rel_path(_libexec_to_privlib "${NBCGUARD_INSTALL_LIBEXECDIR}" "${NBCGU
 # Where the installed driver looks for its config, relative to itself.
 target_compile_definitions(nbcguard PRIVATE NBCGUARD_INSTALLED_CONFIG="${_bin_to_data}/nbcguard-config.json")
 
-set_target_properties(nbcguard-harness nbcguard-compute PROPERTIES
+set_target_properties(nbcguard-harness nbcguard-compute nbcguard-conformance PROPERTIES
   INSTALL_RPATH "$ORIGIN/${_libexec_to_privlib}" INSTALL_RPATH_USE_LINK_PATH TRUE)
 set_target_properties(nbcguard-reference nbcguard_compute PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS nbcguard RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
-install(TARGETS nbcguard-harness nbcguard-compute RUNTIME DESTINATION "${NBCGUARD_INSTALL_LIBEXECDIR}")
+install(TARGETS nbcguard-harness nbcguard-compute nbcguard-conformance RUNTIME DESTINATION "${NBCGUARD_INSTALL_LIBEXECDIR}")
 install(TARGETS nbcguard_compute nbcguard-reference LIBRARY DESTINATION "${NBCGUARD_INSTALL_PRIVLIBDIR}")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/cases/" DESTINATION "${NBCGUARD_INSTALL_DATADIR}/cases"
         FILES_MATCHING PATTERN "*.yaml")

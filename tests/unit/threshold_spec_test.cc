@@ -107,6 +107,51 @@ TEST(ThresholdSpec, MinimalTextParses) {
   EXPECT_TRUE(parsed.value->rules[0].match.deployments.empty());
 }
 
+// Known conformance failures: a check and the words of its variant label,
+// within the entry's version range; a stale or mistyped entry is an error.
+TEST(ThresholdSpec, KnownConformanceFailuresMatchCheckVariantAndVersion) {
+  const std::string text = std::string(kMinimal) +
+                           "known_conformance_failures:\n"
+                           "  - collective: igather\n"
+                           "    variant: persistent root=0\n"
+                           "    versions: \"==4.0.2\"\n"
+                           "    reason: upstream issue 1\n"
+                           "  - collective: threads\n"
+                           "    reason: upstream issue 2\n"
+                           "  - collective: iallgather\n"
+                           "    variant: persistent !count=0\n"
+                           "    reason: upstream issue 3\n";
+  Parsed<ThresholdSpec> parsed = ParseThresholdSpec(text, "inline.yaml");
+  ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
+  const auto& k = parsed.value->known_conformance_failures;
+  ASSERT_EQ(k.size(), 3u);
+  EXPECT_EQ(k[0].where.line, 8);
+  EXPECT_TRUE(k[0].Matches("igather", "root=0 datatype=int comm=world count=7 persistent", "4.0.2"));
+  EXPECT_FALSE(k[0].Matches("igather", "root=0 datatype=int comm=world count=7", "4.0.2"));  // not persistent
+  EXPECT_FALSE(k[0].Matches("igather", "root=3 datatype=int comm=world count=7 persistent", "4.0.2"));
+  EXPECT_FALSE(k[0].Matches("igather", "root=0 datatype=int comm=world count=7 persistent", "4.1.0"));
+  EXPECT_FALSE(k[0].Matches("igatherv", "root=0 datatype=int comm=world count=7 persistent", "4.0.2"));
+  EXPECT_TRUE(k[1].Matches("threads", "threads=2 MPI_THREAD_MULTIPLE", "9.9"));  // no variant, no range: any
+  EXPECT_TRUE(k[2].Matches("iallgather", "datatype=int comm=world count=7 persistent", "4.0.2"));
+  EXPECT_FALSE(
+      k[2].Matches("iallgather", "datatype=int comm=world count=0 persistent", "4.0.2"));  // !count=0
+
+  Parsed<ThresholdSpec> bad = ParseThresholdSpec(std::string(kMinimal) +
+                                                     "known_conformance_failures:\n"
+                                                     "  - collective: ibcats\n"
+                                                     "    reason: r\n",
+                                                 "bad.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.ErrorText().find("bad.yaml:8"), std::string::npos) << bad.ErrorText();
+  EXPECT_NE(bad.ErrorText().find("known_conformance_failures[0].collective: expected one of ibcast"),
+            std::string::npos)
+      << bad.ErrorText();
+  Parsed<ThresholdSpec> no_reason = ParseThresholdSpec(
+      std::string(kMinimal) + "known_conformance_failures:\n  - collective: ibcast\n", "r.yaml");
+  ASSERT_FALSE(no_reason.ok());
+  EXPECT_NE(no_reason.ErrorText().find("reason"), std::string::npos) << no_reason.ErrorText();
+}
+
 // The CPU-busy fractions of Hoefler et al., 2006 are limited like the ratios.
 TEST(ThresholdSpec, CpuBusyMetricsParse) {
   Parsed<ThresholdSpec> parsed = ParseThresholdSpec(

@@ -40,6 +40,9 @@ bool IsApplicationProgression(Deployment d);
 
 // Names of the nonblocking collectives the harness knows (the MPI registry
 // in harness/src/mpi/collectives.cc must provide exactly these).
+// What the conformance tier checks: every collective of its registry and
+// the semantics checks (outstanding, threads, progress, large_count).
+const std::vector<std::string>& ConformanceCheckNames();
 const std::vector<std::string>& CollectiveNames();
 
 }  // namespace nbcguard

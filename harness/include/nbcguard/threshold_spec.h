@@ -60,6 +60,20 @@ struct Rule {
   std::vector<Limit> limits;  // non-empty
 };
 
+// A conformance check this library is known to fail (a bug of the library,
+// reported upstream): its failure is reported as known, not as a failure,
+// and the day it passes the entry is reported stale (docs/conformance.md).
+struct KnownFailure {
+  std::string collective;                // one of ConformanceCheckNames()
+  std::vector<std::string> variant;      // words all in the variant label, "!word" none (empty: any variant)
+  std::optional<VersionRange> versions;  // narrower than the file's (absent: the file's)
+  std::string reason;                    // required: upstream issue, reproducer
+  bool hangs = false;                    // not run (it would only cost the hang bound)
+  SourceLocation where;
+  // The check `collective` with variant label `label` of library `version`.
+  bool Matches(const std::string& check, const std::string& label, const std::string& version) const;
+};
+
 struct ThresholdSpec {
   std::string file;
   std::string implementation;  // "openmpi", "mpich" (as LibraryId::implementation)
@@ -69,6 +83,7 @@ struct ThresholdSpec {
   std::vector<std::string> identified_by;
   VersionRange versions;  // e.g. ">=4.0 <5"
   std::vector<Rule> rules;
+  std::vector<KnownFailure> known_conformance_failures;
   // Which threshold directory the file came from, 0 first: per library the
   // lowest layer holding a matching file wins (a site's over the shipped).
   int layer = 0;

@@ -23,6 +23,7 @@
 #include "check_cmd.h"
 #include "clock_check.h"
 #include "compare_cmd.h"
+#include "conformance_cmd.h"
 #include "cost_cmd.h"
 #include "envelope_cmd.h"
 #include "history_cmd.h"
@@ -311,6 +312,27 @@ Command AddVerify(CLI::App& app, std::string* config_path) {
   return {verify, true, [o](const Config& cfg) { return Verify(cfg, o->nodes, o->out, o->fault); }};
 }
 
+Command AddConformance(CLI::App& app, std::string* config_path) {
+  auto o = std::make_shared<ConformanceOptions>();
+  CLI::App* c = app.add_subcommand(
+      "conformance",
+      "the conformance tier: every nonblocking and persistent collective with its variants and the semantics "
+      "checks, verified on every rank (docs/conformance.md)");
+  c->add_option("--ranks", o->ranks, "ranks (root, reordered communicators and topologies need 3 or more)")
+      ->check(CLI::Range(2, 4096));
+  c->add_option("--tier", o->tier, "quick: the CI subset; full: every variant, persistent too, large counts")
+      ->check(CLI::IsMember({"quick", "full"}));
+  c->add_option("--check", o->checks, "collectives or semantics checks to run (default: all)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(ConformanceCheckNames()));
+  c->add_option("--check-bound", o->check_bound,
+                "seconds before a check counts as hung (default 30; large_count 20 times that)")
+      ->check(CLI::Range(1.0, 86400.0));
+  c->add_option("--out", o->out, "results directory (default: the configured one)");
+  c->add_option("--config", *config_path);
+  return {c, true, [o](const Config& cfg) { return Conformance(cfg, *o); }};
+}
+
 Command AddBcastCheck(CLI::App& app, std::string* config_path) {
   auto o = std::make_shared<BcastCheckOptions>();
   auto sizes =
@@ -558,7 +580,7 @@ int Main(int argc, char** argv) {
   std::vector<Command> commands = {AddList(app, &config_path),         AddCheck(app),
                                    AddRun(app, &config_path),          AddClockCheck(app, &config_path),
                                    AddClockScaling(app, &config_path), AddVerify(app, &config_path),
-                                   AddBcastCheck(app, &config_path)};
+                                   AddBcastCheck(app, &config_path),   AddConformance(app, &config_path)};
   for (Command& c : AddResultsCommands(app)) commands.push_back(c);
   commands.push_back(AddSummary(app));
   const Command compare = AddCompare(app);

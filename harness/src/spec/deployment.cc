@@ -69,4 +69,36 @@ const std::vector<std::string>& CollectiveNames() {
   return names;
 }
 
+const std::vector<std::string>& ConformanceCheckNames() {
+  static const std::vector<std::string> names = {
+      "ibcast",
+      "ireduce",
+      "iallreduce",
+      "iallgather",
+      "iallgatherv",
+      "ialltoall",
+      "ialltoallv",
+      "ialltoallw",
+      "igather",
+      "igatherv",
+      "iscatter",
+      "iscatterv",
+      "ireduce_scatter_block",
+      "ireduce_scatter",
+      "iscan",
+      "iexscan",
+      "ibarrier",
+      "ineighbor_allgather",
+      "ineighbor_allgatherv",
+      "ineighbor_alltoall",
+      "ineighbor_alltoallv",
+      "ineighbor_alltoallw",
+      "outstanding",
+      "threads",
+      "progress",
+      "large_count",
+  };
+  return names;
+}
+
 }  // namespace nbcguard

@@ -1,5 +1,7 @@
 #include "nbcguard/threshold_spec.h"
 
+#include <sstream>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -498,6 +500,71 @@ void ParseVersions(const Value& v, ThresholdSpec& spec) {
   }
 }
 
+// ---------------------------------------------------------------- known conformance failures
+
+const std::vector<Field<KnownFailure>>& KnownFailureFields() {
+  static const std::vector<Field<KnownFailure>> fields = {
+      {"collective", "one of " + yaml_schema::Join(ConformanceCheckNames()), Need::kRequired, nullptr,
+       "the conformance check (a collective or a semantics check)",
+       [](const Value& v, KnownFailure& k) {
+         std::optional<std::string> s = yaml_schema::ScalarText(v.node);
+         const auto& known = ConformanceCheckNames();
+         if (!s || std::find(known.begin(), known.end(), *s) == known.end()) {
+           v.Expected();
+           return;
+         }
+         k.collective = *s;
+       }},
+      {"variant",
+       "a text of words of a variant label, each may start with '!', e.g. \"persistent\" or \"persistent "
+       "!count=0\"",
+       Need::kOptional, nullptr,
+       "the variants it covers: those whose label has every word and none of the !words (absent: all)",
+       [](const Value& v, KnownFailure& k) {
+         std::optional<std::string> s = yaml_schema::ScalarText(v.node);
+         if (!s || s->empty()) {
+           v.Expected();
+           return;
+         }
+         std::istringstream words(*s);
+         for (std::string w; words >> w;) k.variant.push_back(w);
+       }},
+      {"versions", "a quoted version range like \"==4.0.2\" or \"<4.2\"", Need::kOptional, nullptr,
+       "library versions with the bug (absent: the file's range)",
+       [](const Value& v, KnownFailure& k) {
+         std::optional<std::string> text = yaml_schema::ScalarText(v.node);
+         std::string error;
+         if (!text) return v.Expected();
+         if (auto range = VersionRange::Parse(*text, &error)) k.versions = *range;
+         else v.Fail(v.node, error);
+       }},
+      {"reason", "a non-empty string: the upstream issue and a reproducer", Need::kRequired, nullptr,
+       "why the library fails it; printed with the known failure",
+       [](const Value& v, KnownFailure& k) { ParseText(v, k.reason); }},
+      {"hangs", "true or false", Need::kOptional, "false",
+       "the check hangs: it is not run (a hang costs the check bound each time); true entries are never "
+       "reported stale, so re-check them by hand after a library upgrade",
+       [](const Value& v, KnownFailure& k) {
+         std::optional<std::string> s = yaml_schema::ScalarText(v.node);
+         if (s && (*s == "true" || *s == "false")) k.hangs = *s == "true";
+         else v.Expected();
+       }},
+  };
+  return fields;
+}
+
+void ParseKnownFailures(const Value& v, ThresholdSpec& spec) {
+  if (!v.node.IsSequence()) return v.Expected();
+  std::size_t index = 0;
+  for (const auto& item : v.node) {
+    KnownFailure k;
+    k.where = yaml_schema::Where(v.errors.file(), item.Mark());
+    yaml_schema::ParseFields(item, "known_conformance_failures[" + std::to_string(index++) + "]",
+                             KnownFailureFields(), v.errors, k);
+    spec.known_conformance_failures.push_back(k);
+  }
+}
+
 const std::vector<Field<ThresholdSpec>>& ThresholdFields() {
   static const std::vector<Field<ThresholdSpec>> fields = {
       {"implementation",
@@ -515,6 +582,11 @@ const std::vector<Field<ThresholdSpec>>& ThresholdFields() {
        "a non-empty list of rules, each a mapping with keys " +
            yaml_schema::Join(yaml_schema::KeyNames(RuleFields())),
        Need::kRequired, nullptr, "what is acceptable; every matching rule is checked", ParseRules},
+      {"known_conformance_failures",
+       "a list of mappings with keys " + yaml_schema::Join(yaml_schema::KeyNames(KnownFailureFields())),
+       Need::kOptional, nullptr,
+       "conformance checks this library is known to fail (reported as known, stale once they pass)",
+       ParseKnownFailures},
   };
   return fields;
 }
@@ -550,6 +622,20 @@ bool Region::ContainsPartitioned(std::uint64_t partition_bytes, const std::strin
   return true;
 }
 
+bool KnownFailure::Matches(const std::string& check, const std::string& label,
+                           const std::string& version) const {
+  if (check != collective || (versions && !versions->Contains(version))) return false;
+  std::istringstream words(label);
+  std::vector<std::string> have;
+  for (std::string w; words >> w;) have.push_back(w);
+  for (const std::string& w : variant) {
+    const bool negated = w.size() > 1 && w[0] == '!';
+    const bool present = std::find(have.begin(), have.end(), negated ? w.substr(1) : w) != have.end();
+    if (present == negated) return false;
+  }
+  return true;
+}
+
 Parsed<ThresholdSpec> ParseThresholdSpec(const std::string& yaml_text, const std::string& file) {
   return yaml_schema::ParseDocument(yaml_text, file, "a threshold file", ThresholdFields());
 }
@@ -562,6 +648,7 @@ std::vector<SchemaKey> ThresholdSpecSchema() {
   std::vector<SchemaKey> out;
   yaml_schema::AppendDocs("", ThresholdFields(), out);
   yaml_schema::AppendDocs("rules[].", RuleFields(), out);
+  yaml_schema::AppendDocs("known_conformance_failures[].", KnownFailureFields(), out);
   yaml_schema::AppendDocs("rules[].match.", MatchFields(), out);
   yaml_schema::AppendDocs("rules[].region.", RegionFields(), out);
   yaml_schema::AppendDocs("rules[].region.<comm|comp>.", TimeBoundFields(), out);

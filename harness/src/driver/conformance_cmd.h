@@ -1,0 +1,24 @@
+// `nbcguard conformance`: the conformance tier. Starts nbcguard-conformance
+// on N ranks, starts it again after a check that hung or crashed (that check
+// failed, the rest still run), applies the threshold file's known failures
+// of the running library, prints the table, writes conformance.json.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher.h"
+
+namespace nbcguard {
+
+struct ConformanceOptions {
+  int ranks = 4;
+  std::string tier = "quick";       // quick, full
+  std::vector<std::string> checks;  // collectives or semantics checks (empty: all)
+  double check_bound = 0;           // seconds before a check counts as hung (0: 30; large_count 20 x)
+  std::string out;
+};
+
+int Conformance(const Config& cfg, const ConformanceOptions& o);
+
+}  // namespace nbcguard
