@@ -3,7 +3,8 @@
 #   P/bin/nbcguard                          the driver
 #   P/libexec/nbcguard/                     nbcguard-harness (the MPI program), nbcguard-compute,
 #                                           nbcguard-conformance (the conformance tier's MPI program)
-#   P/lib/nbcguard/                         libnbcguard_compute.so, libnbcguard-reference.so
+#   P/lib/nbcguard/                         libnbcguard_compute.so, libnbcguard-reference.so,
+#                                           libnbcguard-bugs.so
 #   P/share/nbcguard/nbcguard-config*.json  the launcher(s) this build was configured with
 #   P/share/nbcguard/cases/, thresholds/    the shipped cases and threshold files
 #   P/lib/cmake/nbcguard/                   find_package(nbcguard CONFIG): nbcguard::nbcguard,
@@ -42,11 +43,11 @@ target_compile_definitions(nbcguard PRIVATE NBCGUARD_INSTALLED_CONFIG="${_bin_to
 
 set_target_properties(nbcguard-harness nbcguard-compute nbcguard-conformance PROPERTIES
   INSTALL_RPATH "$ORIGIN/${_libexec_to_privlib}" INSTALL_RPATH_USE_LINK_PATH TRUE)
-set_target_properties(nbcguard-reference nbcguard_compute PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+set_target_properties(nbcguard-reference nbcguard-bugs nbcguard_compute PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 
 install(TARGETS nbcguard RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(TARGETS nbcguard-harness nbcguard-compute nbcguard-conformance RUNTIME DESTINATION "${NBCGUARD_INSTALL_LIBEXECDIR}")
-install(TARGETS nbcguard_compute nbcguard-reference LIBRARY DESTINATION "${NBCGUARD_INSTALL_PRIVLIBDIR}")
+install(TARGETS nbcguard_compute nbcguard-reference nbcguard-bugs LIBRARY DESTINATION "${NBCGUARD_INSTALL_PRIVLIBDIR}")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/cases/" DESTINATION "${NBCGUARD_INSTALL_DATADIR}/cases"
         FILES_MATCHING PATTERN "*.yaml")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/thresholds/" DESTINATION "${NBCGUARD_INSTALL_DATADIR}/thresholds"

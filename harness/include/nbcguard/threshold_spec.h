@@ -68,6 +68,7 @@ struct KnownFailure {
   std::vector<std::string> variant;      // words all in the variant label, "!word" none (empty: any variant)
   std::optional<VersionRange> versions;  // narrower than the file's (absent: the file's)
   std::string reason;                    // required: upstream issue, reproducer
+  std::string message;                   // a text the failure message contains (empty: any failure)
   bool hangs = false;                    // not run (it would only cost the hang bound)
   SourceLocation where;
   // The check `collective` with variant label `label` of library `version`.

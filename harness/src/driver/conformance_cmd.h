@@ -17,7 +17,11 @@ struct ConformanceOptions {
   std::vector<std::string> checks;  // collectives or semantics checks (empty: all)
   double check_bound = 0;           // seconds before a check counts as hung (0: 30; large_count 20 x)
   std::string out;
+  std::string bug;  // an injected bug of libnbcguard-bugs.so (InjectedBugNames()), or none
 };
+
+// The bugs libnbcguard-bugs.so can inject (docs/conformance.md).
+const std::vector<std::string>& InjectedBugNames();
 
 int Conformance(const Config& cfg, const ConformanceOptions& o);
 

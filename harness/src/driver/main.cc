@@ -329,6 +329,8 @@ Command AddConformance(CLI::App& app, std::string* config_path) {
                 "seconds before a check counts as hung (default 30; large_count 20 times that)")
       ->check(CLI::Range(1.0, 86400.0));
   c->add_option("--out", o->out, "results directory (default: the configured one)");
+  c->add_option("--bug", o->bug, "run with this bug injected (libnbcguard-bugs.so): the tier must catch it")
+      ->check(CLI::IsMember(InjectedBugNames()));
   c->add_option("--config", *config_path);
   return {c, true, [o](const Config& cfg) { return Conformance(cfg, *o); }};
 }

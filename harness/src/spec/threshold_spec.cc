@@ -541,6 +541,9 @@ const std::vector<Field<KnownFailure>>& KnownFailureFields() {
       {"reason", "a non-empty string: the upstream issue and a reproducer", Need::kRequired, nullptr,
        "why the library fails it; printed with the known failure",
        [](const Value& v, KnownFailure& k) { ParseText(v, k.reason); }},
+      {"message", "a non-empty text, e.g. \"Invalid communicator\"", Need::kOptional, nullptr,
+       "the known symptom: a failure whose message does not contain it still fails (absent: any failure)",
+       [](const Value& v, KnownFailure& k) { ParseText(v, k.message); }},
       {"hangs", "true or false", Need::kOptional, "false",
        "the check hangs: it is not run (a hang costs the check bound each time); true entries are never "
        "reported stale, so re-check them by hand after a library upgrade",
