@@ -73,5 +73,30 @@ TEST(Pattern, CheckNamesTheFirstWrongElement) {
   EXPECT_EQ(CheckBlocks("b", buffer, 2500, kGatherLike).rfind("b element 3000: ", 0), 0u);
 }
 
+// Blocks at explicit places (the v-collectives' displacements): each holds
+// its values, every element before, between and after them the gap value,
+// and a wrong element in a block or a gap is found and named.
+TEST(Pattern, PlacedBlocksAndTheGapsBetweenThem) {
+  const std::vector<PlacedBlock> blocks = {{1, 1500}, {1502, 3}, {1506, 2100}};
+  std::vector<std::int32_t> buffer(3700, 5);
+  FillBlocks(buffer, blocks, -1, kGatherLike);
+  for (std::size_t i = 0; i < buffer.size(); ++i) {
+    std::int32_t want = -1;
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+      if (i >= blocks[b].base && i < blocks[b].base + blocks[b].len)
+        want = kGatherLike(b, (i - blocks[b].base) % kPatternPeriod);
+    ASSERT_EQ(buffer[i], want) << "element " << i;
+  }
+  EXPECT_EQ(CheckBlocks("buffer", buffer, blocks, -1, kGatherLike), "");
+  for (std::size_t i : {0, 1, 1500, 1501, 1504, 1505, 3000, 3605, 3606, 3699}) {
+    const std::int32_t good = buffer[i];
+    buffer[i] ^= 0x40;
+    EXPECT_EQ(CheckBlocks("receive buffer", buffer, blocks, -1, kGatherLike),
+              "receive buffer element " + std::to_string(i) + ": expected " + std::to_string(good) +
+                  ", got " + std::to_string(good ^ 0x40));
+    buffer[i] = good;
+  }
+}
+
 }  // namespace
 }  // namespace nbcguard

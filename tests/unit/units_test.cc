@@ -188,9 +188,16 @@ TEST(UnitsDeployment, NamesRoundTrip) {
 }
 
 TEST(UnitsDeployment, CollectiveNamesAreTheHarnessRegistry) {
-  EXPECT_EQ(CollectiveNames(),
-            (std::vector<std::string>{"ibcast", "ireduce", "iallreduce", "iallgather", "ialltoall", "igather",
-                                      "iscatter", "ireduce_scatter_block", "iscan", "iexscan", "ibarrier"}));
+  const std::vector<std::string> names = {
+      // equal blocks
+      "ibcast", "ireduce", "iallreduce", "iallgather", "ialltoall", "igather", "iscatter",
+      "ireduce_scatter_block", "iscan", "iexscan", "ibarrier",
+      // per-block counts
+      "igatherv", "iscatterv", "iallgatherv", "ialltoallv", "ialltoallw", "ireduce_scatter",
+      // neighbourhood
+      "ineighbor_allgather", "ineighbor_allgatherv", "ineighbor_alltoall", "ineighbor_alltoallv",
+      "ineighbor_alltoallw"};
+  EXPECT_EQ(CollectiveNames(), names);
 }
 
 TEST(UnitsSpecError, ToStringOmitsUnknownLine) {

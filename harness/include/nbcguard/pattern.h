@@ -41,4 +41,19 @@ void FillBlocks(std::vector<std::int32_t>& buffer, std::uint64_t block_len, cons
 std::string CheckBlocks(const char* what, const std::vector<std::int32_t>& buffer, std::uint64_t block_len,
                         const BlockValue& value);
 
+// A block at an explicit place in a buffer: elements [base, base + len).
+struct PlacedBlock {
+  std::uint64_t base = 0, len = 0;
+};
+
+// As above, with the blocks at explicit places inside the buffer, in
+// increasing order and not overlapping (the v-collectives' displacements):
+// block b is blocks[b], and every element outside the blocks is `gap`
+// (written, or checked: a call that writes past a block or to a wrong
+// displacement changes one).
+void FillBlocks(std::vector<std::int32_t>& buffer, const std::vector<PlacedBlock>& blocks, std::int32_t gap,
+                const BlockValue& value);
+std::string CheckBlocks(const char* what, const std::vector<std::int32_t>& buffer,
+                        const std::vector<PlacedBlock>& blocks, std::int32_t gap, const BlockValue& value);
+
 }  // namespace nbcguard

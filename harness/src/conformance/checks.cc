@@ -606,16 +606,27 @@ Neighbourhood MakeNeighbourhood(MPI_Comm parent, const std::string& topology) {
     nb.destinations = 2;
     return nb;
   }
-  // 2-D when both dimensions have 3 ranks or more, else 1-D; periodic from
-  // 3 ranks on, so no rank is its own neighbour or a neighbour twice (a
-  // corner not judged here: docs/conformance.md); with 2 ranks not
-  // periodic: the missing neighbours are MPI_PROC_NULL, whose blocks stay
-  // untouched.
+  // "cart": 2-D when both dimensions have 3 ranks or more, else 1-D;
+  // periodic from 3 ranks on, so no rank is its own neighbour or a
+  // neighbour twice; with 2 ranks not periodic: the missing neighbours are
+  // MPI_PROC_NULL, whose blocks stay untouched. "cart-repeated": a periodic
+  // dimension of 2 ranks (n/2 x 2, or a ring of 2), where the other rank is
+  // both neighbours of that dimension: MPI-4.0's erratum (mpi-forum
+  // mpi-issues 153) keeps the rule below for it, the corner libraries get
+  // wrong.
   int dims[2] = {0, 0};
-  MPI_Dims_create(n, 2, dims);
-  const int ndims = dims[1] >= 3 ? 2 : 1;
-  if (ndims == 1) dims[0] = n;
-  int periods[2] = {n >= 3, n >= 3};
+  int ndims = 1;
+  if (topology == "cart-repeated") {
+    ndims = n >= 4 && n % 2 == 0 ? 2 : 1;
+    dims[0] = ndims == 2 ? n / 2 : n;
+    dims[1] = 2;
+  } else {
+    MPI_Dims_create(n, 2, dims);
+    ndims = dims[1] >= 3 ? 2 : 1;
+    if (ndims == 1) dims[0] = n;
+  }
+  const int periodic = n >= 3 || topology == "cart-repeated";
+  int periods[2] = {periodic, periodic};
   MPI_Cart_create(parent, ndims, dims, periods, 0, &nb.comm);
   // Per dimension d: block 2d goes to / comes from the negative neighbour,
   // block 2d+1 the positive one; what arrives from the negative neighbour

@@ -88,12 +88,13 @@ std::vector<Variant> VariantsOf(const CollectiveInfo& c, bool full, int n) {
     if (c.dims & kRootDim) v.root = 1;
   });
   if (full) add([](Variant& v) { v.comm = "dup"; });
-  if (c.dims & kTopologyDim) {  // every variant above on both topologies
+  if (c.dims & kTopologyDim) {  // every variant above on the graph; the base on repeated neighbours
     const std::size_t cart = out.size();
     for (std::size_t i = 0; i < cart; ++i) {
       out.push_back(out[i]);
       out.back().topology = "graph";
     }
+    add([](Variant& v) { v.topology = "cart-repeated"; });
   }
   const std::size_t nonblocking = full ? out.size() : 1;
   for (std::size_t i = 0; i < nonblocking; ++i) {

@@ -7,23 +7,41 @@ namespace nbcguard {
 namespace {
 
 // Calls each(base, len, period) for every block, with the block's first
-// min(len, kPatternPeriod) values in `period`.
+// min(len, kPatternPeriod) values in `period`, and likewise for every run of
+// elements between, before or after the blocks, whose values are all `gap`.
 template <class Each>
-void ForBlocks(std::size_t size, std::uint64_t block_len, const BlockValue& value, Each each) {
-  if (block_len == 0) block_len = size;
+void ForBlocks(std::size_t size, const std::vector<PlacedBlock>& blocks, std::int32_t gap,
+               const BlockValue& value, Each each) {
   std::vector<std::int32_t> period;
-  for (std::uint64_t base = 0, b = 0; base < size; base += block_len, ++b) {
-    const std::uint64_t len = std::min<std::uint64_t>(block_len, size - base);
-    period.resize(std::min(len, kPatternPeriod));
+  std::uint64_t end = 0;  // of the previous block
+  for (std::size_t b = 0; b <= blocks.size(); ++b) {
+    const std::uint64_t base = b < blocks.size() ? blocks[b].base : size;
+    if (base > end) {
+      period.assign(std::min(base - end, kPatternPeriod), gap);
+      if (!each(end, base - end, period)) return;
+    }
+    if (b == blocks.size()) return;
+    period.resize(std::min(blocks[b].len, kPatternPeriod));
     for (std::uint64_t e = 0; e < period.size(); ++e) period[e] = value(b, e);
-    if (!each(base, len, period)) return;
+    if (!each(base, blocks[b].len, period)) return;
+    end = base + blocks[b].len;
   }
+}
+
+// The blocks of block_len elements (0: one block) that tile a buffer.
+std::vector<PlacedBlock> Tiles(std::size_t size, std::uint64_t block_len) {
+  if (block_len == 0) block_len = size;
+  std::vector<PlacedBlock> tiles;
+  for (std::uint64_t base = 0; base < size; base += block_len)
+    tiles.push_back({base, std::min<std::uint64_t>(block_len, size - base)});
+  return tiles;
 }
 
 }  // namespace
 
-void FillBlocks(std::vector<std::int32_t>& buffer, std::uint64_t block_len, const BlockValue& value) {
-  ForBlocks(buffer.size(), block_len, value,
+void FillBlocks(std::vector<std::int32_t>& buffer, const std::vector<PlacedBlock>& blocks, std::int32_t gap,
+                const BlockValue& value) {
+  ForBlocks(buffer.size(), blocks, gap, value,
             [&](std::uint64_t base, std::uint64_t len, const std::vector<std::int32_t>& period) {
               for (std::uint64_t e = 0; e < len; e += period.size())
                 std::copy_n(period.begin(), std::min<std::uint64_t>(period.size(), len - e),
@@ -32,10 +50,10 @@ void FillBlocks(std::vector<std::int32_t>& buffer, std::uint64_t block_len, cons
             });
 }
 
-std::string CheckBlocks(const char* what, const std::vector<std::int32_t>& buffer, std::uint64_t block_len,
-                        const BlockValue& value) {
+std::string CheckBlocks(const char* what, const std::vector<std::int32_t>& buffer,
+                        const std::vector<PlacedBlock>& blocks, std::int32_t gap, const BlockValue& value) {
   std::string wrong;
-  ForBlocks(buffer.size(), block_len, value,
+  ForBlocks(buffer.size(), blocks, gap, value,
             [&](std::uint64_t base, std::uint64_t len, const std::vector<std::int32_t>& period) {
               for (std::uint64_t e = 0; e < len; e += period.size()) {
                 const std::uint64_t n = std::min<std::uint64_t>(period.size(), len - e);
@@ -52,6 +70,16 @@ std::string CheckBlocks(const char* what, const std::vector<std::int32_t>& buffe
               return true;
             });
   return wrong;
+}
+
+// Equal blocks tile the buffer: no gaps, so the gap value is never used.
+void FillBlocks(std::vector<std::int32_t>& buffer, std::uint64_t block_len, const BlockValue& value) {
+  FillBlocks(buffer, Tiles(buffer.size(), block_len), 0, value);
+}
+
+std::string CheckBlocks(const char* what, const std::vector<std::int32_t>& buffer, std::uint64_t block_len,
+                        const BlockValue& value) {
+  return CheckBlocks(what, buffer, Tiles(buffer.size(), block_len), 0, value);
 }
 
 }  // namespace nbcguard

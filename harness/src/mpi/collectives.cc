@@ -1,5 +1,9 @@
 #include "collectives.h"
 
+#include <functional>
+#include <numeric>
+
+#include "comm.h"
 #include "nbcguard/pattern.h"
 
 namespace nbcguard {
@@ -233,6 +237,369 @@ class Ibarrier : public Base {
   bool HasSize() const override { return false; }
 };
 
+// Where a v-collective's blocks lie in a buffer, in elements: block j is
+// counts[j] elements from displs[j] (the arrays MPI takes).
+struct Layout {
+  std::vector<int> counts, displs;
+  std::uint64_t size = 0;  // elements, gaps included
+
+  std::uint64_t DataElems() const { return std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}); }
+  std::vector<PlacedBlock> Blocks() const {
+    std::vector<PlacedBlock> blocks;
+    for (std::size_t j = 0; j < counts.size(); ++j)
+      blocks.push_back({static_cast<std::uint64_t>(displs[j]), static_cast<std::uint64_t>(counts[j])});
+    return blocks;
+  }
+  // For the -w collectives, which take displacements in bytes.
+  template <class Disp>
+  std::vector<Disp> ByteDispls() const {
+    std::vector<Disp> bytes;
+    for (int d : displs) bytes.push_back(static_cast<Disp>(d) * 4);
+    return bytes;
+  }
+};
+
+// n blocks of len(j) elements, one after the other, each followed by `gap`
+// elements that the call must leave alone.
+Layout Lay(int n, std::uint64_t gap, const std::function<std::uint64_t(int)>& len) {
+  Layout l;
+  for (int j = 0; j < n; ++j) {
+    l.counts.push_back(static_cast<int>(len(j)));
+    l.displs.push_back(static_cast<int>(l.size));
+    l.size += len(j) + gap;
+  }
+  return l;
+}
+
+// The v-collectives' block lengths: the block `rank` sends as its block
+// `block` is one element longer when rank + block is odd, so the ranks'
+// blocks, and a rank's neighbouring blocks, differ in length, while the
+// bytes stay within half an element per block of the equal-block twin
+// (whose calibrated sizes and speeds they are compared with).
+std::uint64_t Len(std::uint64_t count, int rank, int block = 0) { return count + (rank + block) % 2; }
+
+// Shared plumbing of the collectives with per-block counts: their buffers
+// follow a Layout, with one gap element after each receive block and each
+// send block that has a displacement, so a wrong count or displacement
+// shows up as a -1 delivered or a gap overwritten. Send block j element e
+// carries Pattern(rank, rep, j * count + e), as in the equal-block twin.
+class Placed : public Base {
+ public:
+  using Base::Base;
+  void Resize(std::uint64_t count) override {
+    send_layout_ = SendLayout(count);
+    recv_layout_ = RecvLayout(count);
+    Base::Resize(count);
+  }
+  std::uint64_t BytesPerRank(std::uint64_t count) const override { return 4 * SendLayout(count).DataElems(); }
+  // The same on every rank, whose layouts differ (all ranks must calibrate
+  // over the same counts): a block has at most count + 1 elements and a gap.
+  std::uint64_t MaxCount(std::uint64_t budget) const override {
+    const std::uint64_t blocks = SendLayout(0).counts.size() + RecvLayout(0).counts.size();
+    const std::uint64_t m = budget / (4 * blocks);
+    return m > 2 ? m - 2 : 1;
+  }
+
+ protected:
+  virtual Layout SendLayout(std::uint64_t count) const = 0;
+  virtual Layout RecvLayout(std::uint64_t count) const = 0;
+  std::uint64_t SendElems(std::uint64_t c) const override { return SendLayout(c).size; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return RecvLayout(c).size; }
+  void FillSend(int rep) override {  // gaps -1: no receive block expects one
+    FillBlocks(send_, send_layout_.Blocks(), -1,
+               [&](std::uint64_t b, std::uint64_t e) { return Pattern(rank_, rep, b * count_ + e); });
+  }
+  // This rank's one block; one block per rank, for rank r.
+  Layout Mine(std::uint64_t c, std::uint64_t gap) const {
+    return Lay(1, gap, [&](int) { return Len(c, rank_); });
+  }
+  Layout PerRank(std::uint64_t c, std::uint64_t gap) const {
+    return Lay(size_, gap, [&](int r) { return Len(c, r); });
+  }
+  // Receive block b holds expected(b, e), every gap still -1 (Fill).
+  std::string ExpectPlaced(const BlockValue& expected) const {
+    return CheckBlocks("receive buffer", recv_, recv_layout_.Blocks(), -1, expected);
+  }
+
+  Layout send_layout_, recv_layout_;
+};
+
+class Igatherv : public Placed {
+  using Placed::Placed;
+  Layout SendLayout(std::uint64_t c) const override { return Mine(c, 0); }
+  Layout RecvLayout(std::uint64_t c) const override { return PerRank(c, 1); }  // root only uses it
+  int Start(MPI_Request* q) override {
+    return MPI_Igatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                        recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, 0, comm_, q);
+  }
+  int Blocking() override {
+    return MPI_Gatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                       recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, 0, comm_);
+  }
+  std::string Verify(int rep) const override {
+    if (rank_ != 0) return {};
+    return ExpectPlaced(
+        [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
+  }
+};
+
+class Iscatterv : public Placed {
+  using Placed::Placed;
+  Layout SendLayout(std::uint64_t c) const override { return PerRank(c, 1); }  // root only uses it
+  Layout RecvLayout(std::uint64_t c) const override { return Mine(c, 1); }
+  int Start(MPI_Request* q) override {
+    return MPI_Iscatterv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
+                         recv_.data(), recv_layout_.counts[0], MPI_INT32_T, 0, comm_, q);
+  }
+  int Blocking() override {
+    return MPI_Scatterv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
+                        recv_.data(), recv_layout_.counts[0], MPI_INT32_T, 0, comm_);
+  }
+  std::string Verify(int rep) const override {
+    return ExpectPlaced([&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, rank_ * count_ + e); });
+  }
+};
+
+class Iallgatherv : public Placed {
+  using Placed::Placed;
+  Layout SendLayout(std::uint64_t c) const override { return Mine(c, 0); }
+  Layout RecvLayout(std::uint64_t c) const override { return PerRank(c, 1); }
+  int Start(MPI_Request* q) override {
+    return MPI_Iallgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                           recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, comm_, q);
+  }
+  int Blocking() override {
+    return MPI_Allgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                          recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, comm_);
+  }
+  std::string Verify(int rep) const override {
+    return ExpectPlaced(
+        [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
+  }
+};
+
+// Rank s sends Len(count, s, d) elements to rank d.
+class Ialltoallv : public Placed {
+  using Placed::Placed;
+  Layout SendLayout(std::uint64_t c) const override {
+    return Lay(size_, 1, [&](int d) { return Len(c, rank_, d); });
+  }
+  Layout RecvLayout(std::uint64_t c) const override {
+    return Lay(size_, 1, [&](int s) { return Len(c, s, rank_); });
+  }
+  int Start(MPI_Request* q) override {
+    return MPI_Ialltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
+                          recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
+                          comm_, q);
+  }
+  int Blocking() override {
+    return MPI_Alltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
+                         recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
+                         comm_);
+  }
+  // Block s is what rank s sent as its block `rank`.
+  std::string Verify(int rep) const override {
+    return ExpectPlaced([&](std::uint64_t s, std::uint64_t e) {
+      return Pattern(static_cast<int>(s), rep, rank_ * count_ + e);
+    });
+  }
+};
+
+// ialltoallv's blocks and data, described as -w takes them: a datatype per
+// peer (all MPI_INT32_T) and displacements in bytes.
+class Ialltoallw : public Ialltoallv {
+  using Ialltoallv::Ialltoallv;
+  void Resize(std::uint64_t count) override {
+    Ialltoallv::Resize(count);
+    types_.assign(size_, MPI_INT32_T);
+    send_bytes_ = send_layout_.ByteDispls<int>();
+    recv_bytes_ = recv_layout_.ByteDispls<int>();
+  }
+  int Start(MPI_Request* q) override {
+    return MPI_Ialltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_.data(),
+                          recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_.data(), comm_,
+                          q);
+  }
+  int Blocking() override {
+    return MPI_Alltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_.data(),
+                         recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_.data(), comm_);
+  }
+  std::vector<MPI_Datatype> types_;
+  std::vector<int> send_bytes_, recv_bytes_;
+};
+
+// Rank r receives the sum of every rank's block r, of Len(count, r)
+// elements. MPI takes no displacements here: the send blocks are adjacent.
+class IreduceScatter : public Placed {
+  using Placed::Placed;
+  Layout SendLayout(std::uint64_t c) const override { return PerRank(c, 0); }
+  Layout RecvLayout(std::uint64_t c) const override { return Mine(c, 1); }
+  int Start(MPI_Request* q) override {
+    return MPI_Ireduce_scatter(send_.data(), recv_.data(), send_layout_.counts.data(), MPI_INT32_T, MPI_SUM,
+                               comm_, q);
+  }
+  int Blocking() override {
+    return MPI_Reduce_scatter(send_.data(), recv_.data(), send_layout_.counts.data(), MPI_INT32_T, MPI_SUM,
+                              comm_);
+  }
+  std::string Verify(int rep) const override {
+    return ExpectPlaced(
+        [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, rank_ * count_ + e); });
+  }
+};
+
+// The neighbourhood collectives' topology: a ring over comm's ranks (no
+// reordering, so the same ranks), periodic from 3 ranks on. Its neighbours
+// are in the standard's order, per dimension the source (negative
+// direction) then the destination: left, right. With 2 ranks it is not
+// periodic: a periodic ring of 2 makes the other rank both neighbours, a
+// corner where Debian 12's MPICH 4.0.2 (ineighbor_alltoallv, -w) and Open
+// MPI 4.1.4 (ineighbor_alltoall) pair the blocks against the standard
+// (docs/conformance.md tests it); measuring overlap on it would end every
+// 2-rank case as a conformance failure. The missing neighbour is
+// MPI_PROC_NULL: nothing is sent to it, its receive block stays -1.
+// MPI_Cart_create is collective: every rank makes the collective.
+class Ring {
+ public:
+  explicit Ring(MPI_Comm comm) {
+    int dims = 0;
+    MPI_Comm_size(comm, &dims);
+    const int periods = dims >= 3 ? 1 : 0;
+    CheckMpi(MPI_Cart_create(comm, 1, &dims, &periods, 0, &cart_), "MPI_Cart_create");
+    CheckMpi(MPI_Cart_shift(cart_, 0, 1, &neighbour_[0], &neighbour_[1]), "MPI_Cart_shift");
+  }
+  ~Ring() {
+    if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
+  }
+  Ring(const Ring&) = delete;
+  Ring& operator=(const Ring&) = delete;
+  MPI_Comm comm() const { return cart_; }
+  // What neighbour b (0: left, 1: right) sent at element i, or the -1 a
+  // receive block from MPI_PROC_NULL keeps.
+  std::int32_t From(std::uint64_t b, int rep, std::uint64_t i) const {
+    return neighbour_[b] == MPI_PROC_NULL ? -1 : Pattern(neighbour_[b], rep, i);
+  }
+  // Neighbour b's rank, or `self` for MPI_PROC_NULL (a block length only).
+  int Peer(std::uint64_t b, int self) const { return neighbour_[b] == MPI_PROC_NULL ? self : neighbour_[b]; }
+
+ private:
+  MPI_Comm cart_ = MPI_COMM_NULL;
+  int neighbour_[2] = {MPI_PROC_NULL, MPI_PROC_NULL};
+};
+
+class IneighborAllgather : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return 2 * c; }
+  int Start(MPI_Request* q) override {
+    return MPI_Ineighbor_allgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
+                                   ring_.comm(), q);
+  }
+  int Blocking() override {
+    return MPI_Neighbor_allgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
+                                  ring_.comm());
+  }
+  std::string Verify(int rep) const override {
+    return Expect(count_, [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, e); });
+  }
+  Ring ring_{comm_};
+};
+
+// Block b of a rank's send buffer goes to its neighbour b, and arrives
+// there as block 1 - b (MPI-4.1 8.6: what is sent to the right comes in
+// from the left), also when both neighbours are the same rank.
+class IneighborAlltoall : public Base {
+  using Base::Base;
+  std::uint64_t SendElems(std::uint64_t c) const override { return 2 * c; }
+  std::uint64_t RecvElems(std::uint64_t c) const override { return 2 * c; }
+  int Start(MPI_Request* q) override {
+    return MPI_Ineighbor_alltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
+                                  ring_.comm(), q);
+  }
+  int Blocking() override {
+    return MPI_Neighbor_alltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
+                                 ring_.comm());
+  }
+  std::string Verify(int rep) const override {
+    return Expect(count_,
+                  [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, (1 - b) * count_ + e); });
+  }
+  Ring ring_{comm_};
+};
+
+class IneighborAllgatherv : public Placed {
+  using Placed::Placed;
+  Layout SendLayout(std::uint64_t c) const override { return Mine(c, 0); }
+  Layout RecvLayout(std::uint64_t c) const override {
+    return Lay(2, 1, [&](int b) { return Len(c, ring_.Peer(b, rank_)); });
+  }
+  int Start(MPI_Request* q) override {
+    return MPI_Ineighbor_allgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                                    recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
+                                    ring_.comm(), q);
+  }
+  int Blocking() override {
+    return MPI_Neighbor_allgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                                   recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
+                                   ring_.comm());
+  }
+  std::string Verify(int rep) const override {
+    return ExpectPlaced([&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, e); });
+  }
+  Ring ring_{comm_};
+};
+
+// As ineighbor_alltoall, with a rank's block b of Len(count, rank, b)
+// elements: block b arrives from neighbour b, which sent it as its 1 - b.
+class IneighborAlltoallv : public Placed {
+ protected:
+  using Placed::Placed;
+  Layout SendLayout(std::uint64_t c) const override {
+    return Lay(2, 1, [&](int b) { return Len(c, rank_, b); });
+  }
+  Layout RecvLayout(std::uint64_t c) const override {
+    return Lay(2, 1, [&](int b) { return Len(c, ring_.Peer(b, rank_), 1 - b); });
+  }
+  int Start(MPI_Request* q) override {
+    return MPI_Ineighbor_alltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
+                                   MPI_INT32_T, recv_.data(), recv_layout_.counts.data(),
+                                   recv_layout_.displs.data(), MPI_INT32_T, ring_.comm(), q);
+  }
+  int Blocking() override {
+    return MPI_Neighbor_alltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
+                                  MPI_INT32_T, recv_.data(), recv_layout_.counts.data(),
+                                  recv_layout_.displs.data(), MPI_INT32_T, ring_.comm());
+  }
+  std::string Verify(int rep) const override {
+    return ExpectPlaced(
+        [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, (1 - b) * count_ + e); });
+  }
+  Ring ring_{comm_};
+};
+
+// ineighbor_alltoallv's blocks and data, as -w takes them: a datatype per
+// neighbour (all MPI_INT32_T) and displacements in bytes (MPI_Aint here).
+class IneighborAlltoallw : public IneighborAlltoallv {
+  using IneighborAlltoallv::IneighborAlltoallv;
+  void Resize(std::uint64_t count) override {
+    IneighborAlltoallv::Resize(count);
+    send_bytes_ = send_layout_.ByteDispls<MPI_Aint>();
+    recv_bytes_ = recv_layout_.ByteDispls<MPI_Aint>();
+  }
+  int Start(MPI_Request* q) override {
+    return MPI_Ineighbor_alltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_,
+                                   recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_,
+                                   ring_.comm(), q);
+  }
+  int Blocking() override {
+    return MPI_Neighbor_alltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_,
+                                  recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_,
+                                  ring_.comm());
+  }
+  const MPI_Datatype types_[2] = {MPI_INT32_T, MPI_INT32_T};
+  std::vector<MPI_Aint> send_bytes_, recv_bytes_;
+};
+
 template <class T>
 std::unique_ptr<Collective> Make(MPI_Comm comm) {
   return std::make_unique<T>(comm);
@@ -243,12 +610,28 @@ std::unique_ptr<Collective> Make(MPI_Comm comm) {
 std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm) {
   using Factory = std::unique_ptr<Collective> (*)(MPI_Comm);
   static const std::pair<const char*, Factory> kRegistry[] = {
-      {"ibcast", Make<Ibcast>},         {"ireduce", Make<Ireduce>},
-      {"iallreduce", Make<Iallreduce>}, {"iallgather", Make<Iallgather>},
-      {"ialltoall", Make<Ialltoall>},   {"igather", Make<Igather>},
-      {"iscatter", Make<Iscatter>},     {"ireduce_scatter_block", Make<IreduceScatterBlock>},
-      {"iscan", Make<Iscan>},           {"iexscan", Make<Iexscan>},
+      {"ibcast", Make<Ibcast>},
+      {"ireduce", Make<Ireduce>},
+      {"iallreduce", Make<Iallreduce>},
+      {"iallgather", Make<Iallgather>},
+      {"ialltoall", Make<Ialltoall>},
+      {"igather", Make<Igather>},
+      {"iscatter", Make<Iscatter>},
+      {"ireduce_scatter_block", Make<IreduceScatterBlock>},
+      {"iscan", Make<Iscan>},
+      {"iexscan", Make<Iexscan>},
       {"ibarrier", Make<Ibarrier>},
+      {"igatherv", Make<Igatherv>},
+      {"iscatterv", Make<Iscatterv>},
+      {"iallgatherv", Make<Iallgatherv>},
+      {"ialltoallv", Make<Ialltoallv>},
+      {"ialltoallw", Make<Ialltoallw>},
+      {"ireduce_scatter", Make<IreduceScatter>},
+      {"ineighbor_allgather", Make<IneighborAllgather>},
+      {"ineighbor_allgatherv", Make<IneighborAllgatherv>},
+      {"ineighbor_alltoall", Make<IneighborAlltoall>},
+      {"ineighbor_alltoallv", Make<IneighborAlltoallv>},
+      {"ineighbor_alltoallw", Make<IneighborAlltoallw>},
   };
   for (const auto& [n, make] : kRegistry)
     if (name == n) return make(comm);

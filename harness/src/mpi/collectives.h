@@ -27,9 +27,11 @@ class Collective {
   virtual int Blocking() = 0;  // returns the MPI error code
   // Empty when correct; otherwise what is wrong (first bad element).
   virtual std::string Verify(int rep) const = 0;
-  // Bytes one rank sends per call at `count` (for reports).
+  // Bytes this rank sends per call at `count` (for reports, which give rank
+  // 0's: the v-collectives' differ by rank).
   virtual std::uint64_t BytesPerRank(std::uint64_t count) const = 0;
-  // Largest count whose buffers on one rank stay within `budget` bytes.
+  // Largest count whose buffers on one rank stay within `budget` bytes; the
+  // same on every rank (all ranks calibrate over the same counts).
   virtual std::uint64_t MaxCount(std::uint64_t budget) const = 0;
   // Flips one element of what the call delivered (testing that Verify
   // catches a wrong result). No effect for ibarrier.

@@ -62,10 +62,14 @@ bool IsApplicationProgression(Deployment d) {
 
 const std::vector<std::string>& CollectiveNames() {
   static const std::vector<std::string> names = {
-      "ibcast",    "ireduce", "iallreduce", "iallgather",
-      "ialltoall", "igather", "iscatter",   "ireduce_scatter_block",
-      "iscan",     "iexscan", "ibarrier",
-  };
+      // equal blocks
+      "ibcast", "ireduce", "iallreduce", "iallgather", "ialltoall", "igather", "iscatter",
+      "ireduce_scatter_block", "iscan", "iexscan", "ibarrier",
+      // per-block counts and displacements
+      "igatherv", "iscatterv", "iallgatherv", "ialltoallv", "ialltoallw", "ireduce_scatter",
+      // neighbourhood collectives (over a periodic ring)
+      "ineighbor_allgather", "ineighbor_allgatherv", "ineighbor_alltoall", "ineighbor_alltoallv",
+      "ineighbor_alltoallw"};
   return names;
 }
 
