@@ -7,7 +7,11 @@
 set(_driver $<TARGET_FILE:nbcguard>)
 set(_cfg "${CMAKE_BINARY_DIR}/nbcguard-config.json")
 set(_impl "${NBCGUARD_MPI_IMPL_DETECTED}")
-set(_out "${CMAKE_BINARY_DIR}/conformance-tests")
+# The checks' results go under the build's results directory, where
+# `nbcguard summary` makes the conformance table of them; the injected
+# bugs' results stay apart.
+set(_out "${CMAKE_BINARY_DIR}/results/conformance-tests")
+set(_bugs_out "${CMAKE_BINARY_DIR}/conformance-bugs")
 
 set(_checks
   ibcast ireduce iallreduce iallgather iallgatherv ialltoall ialltoallv ialltoallw
@@ -72,7 +76,7 @@ foreach(_b IN LISTS _bugs)
   endif()
   add_test(NAME ${_impl}.conformance-bug.${_bug}
            COMMAND ${_driver} conformance --ranks 4 --tier ${_tier} --check ${_check} --bug ${_bug}
-                   --config ${_cfg} --out ${_out}/bugs)
+                   --config ${_cfg} --out ${_bugs_out})
   set_tests_properties(${_impl}.conformance-bug.${_bug} PROPERTIES
     LABELS "${_labels}" RUN_SERIAL TRUE PROCESSORS 2 TIMEOUT 300
     PASS_REGULAR_EXPRESSION "FAIL +${_check} [^\n]*${_shows}")

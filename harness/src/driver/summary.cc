@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -438,6 +439,133 @@ void Markdown(std::ostream& out, const std::vector<Entry>& entries, const std::s
       });
 }
 
+// ---------------------------------------------------------- conformance --
+
+// The conformance tier's results (conformance.json) under the directory:
+// one column per run (library, tier, ranks, injected bug), one row per
+// check; a cell counts the variants that passed, then known failures of the
+// library, failures, stale known-failure entries and skips.
+struct ConformanceTable {
+  std::vector<std::string> header = {"check"};
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> failures;  // "<run>: <check> <variant>: <message>"
+  bool empty() const { return header.size() <= 1; }
+};
+
+ConformanceTable LoadConformance(const std::string& dir) {
+  ConformanceTable t;
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->path().filename() == "conformance.json") files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> order;
+  std::map<std::string, std::map<std::size_t, std::map<std::string, int>>> counts;  // check -> run -> status
+  std::map<std::string, std::size_t> column_of;
+  for (const fs::path& f : files) {
+    std::ifstream in(f);
+    const json doc = json::parse(in, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("checks")) {
+      t.failures.push_back(f.string() + ": unreadable conformance.json");
+      continue;
+    }
+    std::string library = FirstLine(doc.value("library_version", "?"));
+    library = library.substr(0, library.find(','));
+    std::replace(library.begin(), library.end(), '\t', ' ');
+    std::string run = library + " " + doc.value("tier", "?") + " n" + std::to_string(doc.value("ranks", 0));
+    if (!doc.value("injected_bug", "").empty()) run += " bug " + doc.value("injected_bug", "");
+    // The tier's CTest tests write one file per check: one column per run.
+    if (!column_of.count(run)) {
+      column_of[run] = t.header.size() - 1;
+      t.header.push_back(run);
+    }
+    const std::size_t column = column_of[run];
+    for (const json& c : doc["checks"]) {
+      const std::string check = c.value("collective", "?"), status = c.value("status", "?");
+      if (!counts.count(check)) order.push_back(check);
+      ++counts[check][column][status];
+      if (status == "fail" || status == "stale")
+        t.failures.push_back(run + ": " + check + " " + c.value("variant", "") + ": " +
+                             c.value("message", ""));
+    }
+  }
+  for (const std::string& check : order) {
+    std::vector<std::string> row = {check};
+    for (std::size_t column = 0; column + 1 < t.header.size(); ++column) {
+      auto found = counts[check].find(column);
+      if (found == counts[check].end()) {
+        row.push_back("-");
+        continue;
+      }
+      std::map<std::string, int>& n = found->second;
+      std::string cell = std::to_string(n["pass"]);
+      if (n["known"]) cell += " +" + std::to_string(n["known"]) + " known";
+      if (n["fail"]) cell += " " + std::to_string(n["fail"]) + " FAIL";
+      if (n["stale"]) cell += " " + std::to_string(n["stale"]) + " stale";
+      if (n["skip"]) cell += " " + std::to_string(n["skip"]) + " skip";
+      row.push_back(cell);
+    }
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+constexpr const char* kConformanceTitle =
+    "conformance (variants passed, +known failures of the library, FAIL, stale entries, skipped)";
+
+void ConformanceText(std::ostream& out, const ConformanceTable& t) {
+  if (t.empty()) return;
+  std::vector<std::size_t> w(t.header.size(), 0);
+  for (std::size_t i = 0; i < t.header.size(); ++i) w[i] = plot::Utf8Length(t.header[i]);
+  for (const auto& r : t.rows)
+    for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], plot::Utf8Length(r[i]));
+  out << "\n" << kConformanceTitle << ":\n";
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string l;
+    for (std::size_t i = 0; i < r.size(); ++i)
+      l += r[i] + std::string(w[i] - plot::Utf8Length(r[i]) + 2, ' ');
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out << "  " << l << "\n";
+  };
+  line(t.header);
+  for (const auto& r : t.rows) line(r);
+  if (!t.failures.empty()) out << "\nconformance failures:\n";
+  for (const std::string& f : t.failures) out << "  " << f << "\n";
+}
+
+void ConformanceMarkdown(std::ostream& out, const ConformanceTable& t) {
+  if (t.empty()) return;
+  out << "\n### Conformance\n\n" << kConformanceTitle << "\n\n|";
+  for (const std::string& h : t.header) out << " " << plot::MarkdownCell(h) << " |";
+  out << "\n|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) out << (i == 0 ? " --- |" : " ---: |");
+  out << "\n";
+  for (const auto& r : t.rows) {
+    out << "|";
+    for (const std::string& c : r) out << " " << plot::MarkdownCell(c) << " |";
+    out << "\n";
+  }
+  for (const std::string& f : t.failures) out << "- **FAIL** " << plot::MarkdownCell(f) << "\n";
+}
+
+void ConformanceHtml(std::ostream& out, const ConformanceTable& t) {
+  if (t.empty()) return;
+  out << "<section id=\"conformance\">\n<h2>Conformance</h2>\n<p>" << plot::HtmlEscape(kConformanceTitle)
+      << "</p>\n<table class=\"points\">\n<tr>";
+  for (const std::string& h : t.header) out << "<th>" << plot::HtmlEscape(h) << "</th>";
+  out << "</tr>\n";
+  for (const auto& r : t.rows) {
+    out << "<tr>";
+    for (std::size_t i = 0; i < r.size(); ++i)
+      out << (i == 0 ? "<td>" : "<td class=\"num\">") << plot::HtmlEscape(r[i]) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table>\n";
+  for (const std::string& f : t.failures) out << "<p class=\"fail\">FAIL " << plot::HtmlEscape(f) << "</p>\n";
+  out << "</section>\n";
+}
+
 // ---------------------------------------------------------------- html --
 
 using plot::HtmlEscape;
@@ -725,9 +853,10 @@ void HtmlTrends(std::ostream& out, const json& listing, const fs::path& trends_d
 }
 
 void Html(std::ostream& out, std::vector<Entry>& entries, const std::string& dir, const fs::path& html_dir,
-          const json* trends, const fs::path& trends_dir) {
+          const json* trends, const fs::path& trends_dir, const ConformanceTable& conformance) {
   HtmlHead(out, entries, dir);
   HtmlOverview(out, entries);
+  ConformanceHtml(out, conformance);
   if (trends) HtmlTrends(out, *trends, trends_dir, html_dir);
   for (std::size_t i = 0; i < entries.size(); ++i) HtmlSection(out, entries[i], i, html_dir);
   out << "</body>\n</html>\n";
@@ -798,14 +927,16 @@ int SummaryCommand(const std::string& dir, const std::string& format, const std:
   }
   std::vector<std::string> missing;
   const std::vector<fs::path> files = FindResultsFiles({dir}, &missing);
-  if (!missing.empty() || files.empty()) {
-    std::cerr << "nbcguard summary: no results.json under " << dir << "\n";
+  const ConformanceTable conformance = LoadConformance(dir);
+  if (!missing.empty() || (files.empty() && conformance.empty())) {
+    std::cerr << "nbcguard summary: no results.json or conformance.json under " << dir << "\n";
     return kUsage;
   }
   std::vector<Entry> entries = LoadAll(files);
   std::ostringstream text;
   if (format == "markdown") {
     Markdown(text, entries, dir);
+    ConformanceMarkdown(text, conformance);
   } else if (format == "json") {
     Json(text, entries, dir);
   } else if (format == "openmetrics") {
@@ -821,9 +952,11 @@ int SummaryCommand(const std::string& dir, const std::string& format, const std:
     std::error_code ec;
     const fs::path html_dir =
         fs::weakly_canonical(output.empty() ? fs::current_path() : fs::absolute(output).parent_path(), ec);
-    Html(text, entries, dir, html_dir, trends_dir.empty() ? nullptr : &trends, fs::path(trends_dir));
+    Html(text, entries, dir, html_dir, trends_dir.empty() ? nullptr : &trends, fs::path(trends_dir),
+         conformance);
   } else {
     Text(text, entries);
+    ConformanceText(text, conformance);
   }
   if (output.empty()) {
     std::cout << text.str();
