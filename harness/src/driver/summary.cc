@@ -295,6 +295,25 @@ std::vector<SideBySide> DeploymentTables(const std::vector<Entry>& entries) {
 
 // ---------------------------------------------------------------- text --
 
+// A table indented by two spaces, its columns as wide as their widest cell
+// (the side-by-side deployments, the conformance table).
+void IndentedTable(std::ostream& out, const std::vector<std::string>& header,
+                   const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> w(header.size(), 0);
+  for (std::size_t i = 0; i < header.size(); ++i) w[i] = plot::Utf8Length(header[i]);
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], plot::Utf8Length(r[i]));
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string l;
+    for (std::size_t i = 0; i < r.size(); ++i)
+      l += r[i] + std::string(w[i] - plot::Utf8Length(r[i]) + 2, ' ');
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    out << "  " << l << "\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
 void Text(std::ostream& out, const std::vector<Entry>& entries) {
   std::vector<std::vector<std::string>> rows = {Columns()};
   // Cut so a row fits a wide terminal; the full messages follow the table.
@@ -320,19 +339,7 @@ void Text(std::ostream& out, const std::vector<Entry>& entries) {
   PartitionedText(out, entries);
   for (const SideBySide& t : DeploymentTables(entries)) {
     out << "\n" << t.title << "\n";
-    std::vector<std::size_t> tw(t.header.size(), 0);
-    for (std::size_t i = 0; i < t.header.size(); ++i) tw[i] = plot::Utf8Length(t.header[i]);
-    for (const auto& r : t.rows)
-      for (std::size_t i = 0; i < r.size(); ++i) tw[i] = std::max(tw[i], plot::Utf8Length(r[i]));
-    auto line = [&](const std::vector<std::string>& r) {
-      std::string l;
-      for (std::size_t i = 0; i < r.size(); ++i)
-        l += r[i] + std::string(tw[i] - plot::Utf8Length(r[i]) + 2, ' ');
-      while (!l.empty() && l.back() == ' ') l.pop_back();
-      out << "  " << l << "\n";
-    };
-    line(t.header);
-    for (const auto& r : t.rows) line(r);
+    IndentedTable(out, t.header, t.rows);
   }
   ListReasons(
       entries,
@@ -516,20 +523,8 @@ constexpr const char* kConformanceTitle =
 
 void ConformanceText(std::ostream& out, const ConformanceTable& t) {
   if (t.empty()) return;
-  std::vector<std::size_t> w(t.header.size(), 0);
-  for (std::size_t i = 0; i < t.header.size(); ++i) w[i] = plot::Utf8Length(t.header[i]);
-  for (const auto& r : t.rows)
-    for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], plot::Utf8Length(r[i]));
   out << "\n" << kConformanceTitle << ":\n";
-  auto line = [&](const std::vector<std::string>& r) {
-    std::string l;
-    for (std::size_t i = 0; i < r.size(); ++i)
-      l += r[i] + std::string(w[i] - plot::Utf8Length(r[i]) + 2, ' ');
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    out << "  " << l << "\n";
-  };
-  line(t.header);
-  for (const auto& r : t.rows) line(r);
+  IndentedTable(out, t.header, t.rows);
   if (!t.failures.empty()) out << "\nconformance failures:\n";
   for (const std::string& f : t.failures) out << "  " << f << "\n";
 }
