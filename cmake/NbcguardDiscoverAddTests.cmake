@@ -100,7 +100,8 @@ function(_nbcguard_test_code out test driver prefix suffix extra_labels properti
   set(props " LABELS ${qlabels}")
   # A measurement runs alone (timing) and may skip (77: the machine cannot
   # run it) or end INCONCLUSIVE (exit 5 and its own line: points refused in
-  # both jobs, no limit exceeded), reported as not run, never as passed; a
+  # both jobs, or a limit exceeded by one job only; no limit exceeded in two
+  # jobs), reported as not run, never as passed; a
   # broken case file is a quick check that only reports it.
   if(NOT kind STREQUAL "invalid-case")
     string(APPEND props " RUN_SERIAL TRUE SKIP_RETURN_CODE 77"

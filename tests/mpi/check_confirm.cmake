@@ -7,7 +7,9 @@
 #    second job's results are.
 #    A point whose calibration fails in every job (100ns) is measured by
 #    the second job too, and stays invalid: "INVALID in both jobs";
-#  - with --no-confirm the first job decides alone: exit 1, no second job.
+#  - with --no-confirm the first job decides alone: exit 1, no second job;
+#  - a point the first job refused and the second failed goes to a third
+#    job (--inject-fault refuse-first, below).
 # Removing the confirmation fails the first part; confirming without
 # measuring again (or judging on the second job alone) fails the checks of
 # measured_again and of the second job's file.
@@ -85,4 +87,48 @@ if(NOT rc EQUAL 1)
 endif()
 if(out MATCHES "confirmation:" OR EXISTS "${OUT}/single/confirm/n2/basic/confirm")
   message(FATAL_ERROR "--no-confirm measured a second job")
+endif()
+
+# A point the first job refused (--inject-fault refuse-first: its first
+# valid point, 1ms, as a validity gate would) is judged by the second job
+# alone, and a limit that job exceeds there has been seen by one job: a
+# third job measures that point (confirm-third/) and decides. Every failure
+# in the final verdict must therefore carry a second figure
+# (measured_again); judging on the second job alone leaves the 1ms failure
+# without one, and skipping the third job leaves it in one_job_only.
+execute_process(COMMAND ${cmd} --out "${OUT}/refused" --inject-fault refuse-first RESULT_VARIABLE rc
+                OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}")
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "refuse-first: expected exit 1 (2ms confirmed, 100ns invalid in both jobs), got ${rc}:\n${err}")
+endif()
+if(NOT out MATCHES "comm=1ms comp=2ms: INVALID \\(refused by --inject-fault refuse-first")
+  message(FATAL_ERROR "refuse-first: the first job did not refuse 1ms x 2ms")
+endif()
+set(dir "${OUT}/refused/confirm/n2/basic")
+file(READ "${dir}/results.json" json)
+string(JSON nfail LENGTH "${json}" verdict failures)
+string(JSON none LENGTH "${json}" verdict one_job_only)
+if(nfail LESS 1 OR NOT none EQUAL 0)
+  message(FATAL_ERROR "refuse-first: ${nfail} failure(s), ${none} exceeded in one job only; expected >= 1 and 0")
+endif()
+math(EXPR last "${nfail} - 1")
+foreach(i RANGE ${last})
+  string(JSON comm GET "${json}" verdict failures ${i} comm_target)
+  string(JSON has ERROR_VARIABLE missing GET "${json}" verdict failures ${i} measured_again median)
+  if(missing)
+    message(FATAL_ERROR "refuse-first: the failure at comm=${comm} was seen by one job only (no measured_again)")
+  endif()
+endforeach()
+# The second job exceeded the limit at 1ms beyond noise (deferred: r_overhead
+# ~1 against 0.5): then the third job ran, and results.json says where.
+if(out MATCHES "confirmation: 1 limit\\(s\\) exceeded by the second job at points the first job could not judge")
+  string(JSON third GET "${json}" confirmation third results)
+  if(NOT third STREQUAL "${dir}/confirm-third/confirmation.json" OR NOT EXISTS "${third}")
+    message(FATAL_ERROR "refuse-first: the third job's results '${third}' are missing")
+  endif()
+elseif(NOT out MATCHES "measured by a second job[^\n]*comm=1ms comp=2ms: r_overhead = [0-9.]+ \\[[-0-9.]+, [0-9.]+\\] > max 0.500 \\(within noise\\)"
+       AND NOT out MATCHES "refused by --inject-fault refuse-first[^\n]*the second job's measurement was refused too")
+  message(FATAL_ERROR "refuse-first: the second job's 1ms finding was neither beyond noise (third job), "
+                      "within it, nor refused")
 endif()

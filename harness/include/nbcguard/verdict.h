@@ -85,6 +85,11 @@ struct Verdict {
   // Exceeded beyond noise in one job, but a second, independent job measured
   // the point on the right side of the limit (Confirm): reported, not failed.
   std::vector<Finding> unconfirmed;
+  // Exceeded beyond noise by the only job that judged the point: the first
+  // job could not measure it or refused its measurement, and the second job
+  // found this (Confirm). One job is not a failure: a further job decides
+  // (ConfirmOneJobFailures); while none has, the test is INCONCLUSIVE.
+  std::vector<Finding> one_job;
   // Invalid points inside a rule's region, one per (point, rule): the test
   // cannot pass with them.
   std::vector<InvalidPoint> invalid;
@@ -96,8 +101,9 @@ struct Verdict {
   // The distinct grid points (comm_target, comp_target) behind `remeasured`
   // that the second job measured, in the order of their first line.
   std::vector<std::pair<double, double>> remeasured_at;
-  // Not passed, but only because of refused points (InvalidPoint::refused):
-  // no limit exceeded, something applied. INCONCLUSIVE, exit kInconclusive.
+  // Not passed, but only because of refused points (InvalidPoint::refused)
+  // or limits exceeded by one job alone (one_job): no failure seen by two
+  // jobs, something applied. INCONCLUSIVE, exit kInconclusive.
   bool Inconclusive() const;
   std::string Summary() const;                    // one line: PASS/FAIL/INCONCLUSIVE and counts
   std::vector<std::string> InvalidLines() const;  // the lines of `invalid`, one per (point, rule), in order
@@ -144,14 +150,16 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
 // failure carries the second job's figure in `again`. Within-noise findings
 // are kept as they are: only limits exceeded beyond noise are confirmed.
 //
-// A point the first job could not measure (invalid: a calibration that did
-// not converge, no samples) is judged on the second job's measurement of it
-// when that one is valid: `rules` are applied to it for `test` as Evaluate
-// does, its failures and within-noise findings join the verdict's (they are
-// not confirmed again: only one job measured that point), and the first
-// job's INVALID lines move to `remeasured`, in their order. When the second
-// job cannot measure it either, the point stays invalid; so do lines without
-// a grid location (partitioned points). pass is recomputed as in Evaluate.
+// A point the first job could not measure (invalid: a calibration that
+// did not converge, no samples) or measured but refused (a validity gate,
+// rank imbalance) is judged on the second job's measurement of it when that
+// one is valid: `rules` are applied to it for `test` as Evaluate does, its
+// within-noise findings join the verdict's, its limits exceeded beyond
+// noise go to `one_job` (only one job judged that point: a failure must be
+// seen by two), and the first job's INVALID lines move to `remeasured`, in
+// their order. When the second job cannot measure it either, the point
+// stays invalid; so do lines without a grid location (partitioned points).
+// pass is recomputed as in Evaluate.
 //
 // Why: the confidence interval of a median is over one job's repetitions,
 // which share that job's state (where the scheduler put the ranks and
@@ -163,5 +171,13 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
 // and 580 us above it, for a target of 500 us, where other jobs found it).
 Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, const TestContext& test,
                 const std::vector<Rule>& rules, const BetweenRunNoise* noise = nullptr);
+
+// The limits `confirmed` exceeded in one job only (Verdict::one_job), looked
+// up in a further job's points `again` as Confirm looks up the first job's
+// failures: a median past the same limit there makes a failure (seen by two
+// jobs), a median on the right side makes it not confirmed; no valid median
+// there leaves it in one_job, and the test INCONCLUSIVE. Each looked-up
+// finding carries the further job's figure in `again`.
+Verdict ConfirmOneJobFailures(const Verdict& confirmed, const std::vector<PointResult>& again);
 
 }  // namespace nbcguard

@@ -140,8 +140,10 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
                   "make rank 1 exit or hang at the second grid point (tests the "
                   "failure handling); corrupt (kind: partitioned): flip one received "
                   "byte of the partitioned mechanism (tests the data check); hang-at-exit: rank 1 "
-                  "hangs after the last record instead of finalizing (the job is killed, the run kept)")
-      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit"}));
+                  "hangs after the last record instead of finalizing (the job is killed, the run kept); "
+                  "refuse-first (kind: overlap): the first job's first valid point is refused as by a "
+                  "validity gate (tests the confirmation)")
+      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit", "refuse-first"}));
   run->add_option(
          "--reference", ro->reference,
          "replace the library's progression with a reference behaviour whose ratios are known "

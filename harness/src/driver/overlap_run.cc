@@ -366,6 +366,17 @@ void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* resu
   }
 }
 
+void OverlapJob::RefuseFirstPoint(const std::string& why) {
+  for (PointResult& p : red_.points) {
+    if (!p.valid) continue;
+    p.valid = false;
+    p.refused = true;
+    p.invalid_reason = why;
+    p.diagnosis = Diagnosis::kInvalid;
+    return;
+  }
+}
+
 namespace {
 
 // A second, independent job of the test at the points `at` (its
@@ -394,6 +405,7 @@ std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::p
   }
   RunOptions fresh = t.ro;
   fresh.impact_reuse = 0;
+  if (fresh.fault == "refuse-first") fresh.fault = "none";  // the first job's only
   JobOutcome second =
       MeasureJob(t.cfg, again, t.specs, fresh, t.dir / subdir, "confirmation.json", t.started, false);
   if (InterruptSignal() != 0) {
@@ -436,9 +448,30 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
         Confirm(fv, second_kind->reduction().points, JudgedContext(t.cfg, t.test),
                 first->spec ? first->spec->rules : std::vector<Rule>{}, noise ? &*noise : nullptr);
   }
+  // Limits exceeded at points only the second job could judge (the first
+  // could not measure them or refused its measurement): seen by one job, so
+  // a third job measures those points; without it they stay undecided.
+  if (!final_verdict.one_job.empty()) {
+    std::vector<std::pair<double, double>> one;
+    for (const Finding& f : final_verdict.one_job) one.emplace_back(f.comm_target, f.comp_target);
+    json third_confirmation = json::object();
+    const std::optional<JobOutcome> third =
+        SecondJob(t, one, "confirm-third",
+                  "confirmation: " + std::to_string(one.size()) +
+                      " limit(s) exceeded by the second job at points the first job could not judge; a "
+                      "failure must be seen by two independent jobs",
+                  &third_confirmation);
+    confirmation["third"] = third_confirmation;
+    if (third) {
+      const auto* third_kind = dynamic_cast<const OverlapJob*>(third->kind.get());
+      final_verdict = ConfirmOneJobFailures(final_verdict, third_kind->reduction().points);
+    }
+  }
   std::cout << "\nconfirmation of the first job's failures by the second:\n";
   for (const Finding& f : final_verdict.unconfirmed) std::cout << "  not confirmed: " << f.Message() << "\n";
   for (const Finding& f : final_verdict.failures) std::cout << "  FAIL (confirmed) " << f.Message() << "\n";
+  for (const Finding& f : final_verdict.one_job)
+    std::cout << "  undecided (exceeded in one job only): " << f.Message() << "\n";
   for (const std::string& s : final_verdict.remeasured)
     std::cout << "  invalid in the first job: " << s << "\n";
   for (const InvalidPoint& i : final_verdict.invalid)

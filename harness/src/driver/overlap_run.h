@@ -19,6 +19,7 @@ class OverlapJob : public JobKind {
   std::string MoreJobs(const JobSetup& s, double harness_seconds, bool harness_ok, RawRun* raw,
                        Watchdog* watchdog) override;
   void Reduce(const RawRun& raw) override { red_ = nbcguard::Reduce(raw, no_mpi_); }
+  void RefuseFirstPoint(const std::string& why) override;
   std::string ConformanceError() const override { return red_.conformance_error; }
   Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,
                    const BetweenRunNoise* noise) const override;

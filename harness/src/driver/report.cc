@@ -178,6 +178,7 @@ json VerdictJson(const Verdict& v, const std::string& threshold_file) {
           {"failures", findings(v.failures)},
           {"within_noise", findings(v.within_noise)},
           {"not_confirmed", findings(v.unconfirmed)},
+          {"one_job_only", findings(v.one_job)},
           {"invalid", v.InvalidLines()},
           {"invalid_measured_again", v.remeasured},
           {"measured_again_points", points(v.remeasured_at)}};

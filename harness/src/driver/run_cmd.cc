@@ -17,6 +17,9 @@ namespace {
 std::string OptionsError(const CaseSpec& c, const RunOptions& ro) {
   if (c.kind == CaseKind::kPartitioned && (!ro.deployments.empty() || !ro.reference.empty()))
     return "--deployment and --reference apply to kind: overlap cases; " + c.file + " is kind: partitioned";
+  if (c.kind == CaseKind::kPartitioned && ro.fault == "refuse-first")
+    return "--inject-fault refuse-first applies to kind: overlap cases only (" + c.file +
+           " is kind: partitioned)";
   if (c.kind == CaseKind::kOverlap && ro.fault == "corrupt")
     return "--inject-fault corrupt applies to kind: partitioned cases only (" + c.file + " is kind: overlap)";
   return "";

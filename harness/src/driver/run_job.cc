@@ -101,8 +101,10 @@ int JobFailure(const std::string& id, const std::vector<std::pair<std::string, i
 bool RunHarness(const JobSetup& s, const JobKind& kind, Watchdog* watchdog, ProcessResult* hr, RawRun* raw,
                 json* launch) {
   std::vector<std::string> args = kind.LeadingArgs(s);
-  args.insert(args.end(), {"--fault", s.ro.fault, "--clock-sync", s.ro.clock_sync, "--sentinel",
-                           s.ro.sentinel, "--out", s.raw_path.string()});
+  // refuse-first is the driver's own (JobKind::RefuseFirstPoint).
+  const std::string fault = s.ro.fault == "refuse-first" ? "none" : s.ro.fault;
+  args.insert(args.end(), {"--fault", fault, "--clock-sync", s.ro.clock_sync, "--sentinel", s.ro.sentinel,
+                           "--out", s.raw_path.string()});
   const std::vector<std::string> trailing = kind.TrailingArgs(s);
   args.insert(args.end(), trailing.begin(), trailing.end());
   const std::vector<std::string> cmd = LaunchCommand(s.cfg, s.test.nodes, s.cfg.harness, args);
@@ -177,6 +179,8 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
   if (harness_error.empty()) harness_error = InterruptedError();  // during the jobs after the harness
   watchdog.Stop();
   kind.Reduce(raw);
+  if (s.ro.fault == "refuse-first")
+    kind.RefuseFirstPoint("refused by --inject-fault refuse-first (a validity gate in this job only)");
 
   const LibraryThresholds found = ThresholdsFor(raw, specs);
   out.spec = found.spec;
@@ -266,7 +270,8 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
     const bool by_verdict = first.results.contains("verdict") && first.results["verdict"].is_object() &&
                             first.results["verdict"].value("inconclusive", false);
     std::cout << "INCONCLUSIVE " << test.Id() << ": "
-              << (by_verdict ? "points refused in every job that measured them, no limit exceeded"
+              << (by_verdict ? "points refused in every job that measured them, or a limit exceeded only "
+                               "by the one job that could judge its point; no limit exceeded in two jobs"
                              : "points refused in the second job where the first regressed against the "
                                "baseline")
               << "; not a pass (exit " << kInconclusive << ")\n";

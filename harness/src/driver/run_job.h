@@ -120,6 +120,9 @@ class JobKind {
     return "";
   }
   virtual void Reduce(const RawRun& raw) = 0;
+  // --inject-fault refuse-first (overlap): the reduced job's first valid
+  // point refused as a validity gate would, with `why` (tests confirmation).
+  virtual void RefuseFirstPoint(const std::string& /*why*/) {}
   virtual std::string ConformanceError() const = 0;
   virtual Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,
                            const BetweenRunNoise* noise) const = 0;

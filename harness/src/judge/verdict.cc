@@ -119,13 +119,19 @@ std::string Verdict::Summary() const {
                           : ", " + std::to_string(remeasured.size()) + " invalid measured by a second job");
   if (pass) return "PASS: " + counts + noise;
   if (rules_applied <= 0) return "FAIL: no threshold rule applies to this test";
-  if (Inconclusive())
-    return "INCONCLUSIVE: " + Plural(invalid.size(), "point") +
-           " refused (a disturbed machine or ranks computing unequally), no limit exceeded; " + counts +
-           noise;
+  if (Inconclusive()) {
+    std::string why;
+    if (!invalid.empty())
+      why = Plural(invalid.size(), "point") + " refused (a disturbed machine or ranks computing unequally)";
+    if (!one_job.empty())
+      why += (why.empty() ? "" : ", ") + Plural(one_job.size(), "limit") +
+             " exceeded by the only job that could judge the point";
+    return "INCONCLUSIVE: " + why + ", no limit exceeded in two jobs; " + counts + noise;
+  }
   std::string reasons;
   auto add = [&](const std::string& r) { reasons += (reasons.empty() ? "" : ", ") + r; };
   if (!failures.empty()) add(Plural(failures.size(), "limit") + " exceeded beyond noise");
+  if (!one_job.empty()) add(Plural(one_job.size(), "limit") + " exceeded in one job only");
   if (!invalid.empty()) add(Plural(invalid.size(), "invalid point"));
   if (points_checked <= 0 && invalid.empty()) add("no grid point in any rule's region");
   if (reasons.empty()) reasons = "not passed";
@@ -133,7 +139,7 @@ std::string Verdict::Summary() const {
 }
 
 bool Verdict::Inconclusive() const {
-  return !pass && rules_applied > 0 && failures.empty() && !invalid.empty() &&
+  return !pass && rules_applied > 0 && failures.empty() && (!invalid.empty() || !one_job.empty()) &&
          std::all_of(invalid.begin(), invalid.end(), [](const InvalidPoint& i) { return i.refused; });
 }
 
@@ -146,7 +152,27 @@ std::vector<std::string> Verdict::InvalidLines() const {
 namespace {
 // Nothing exceeded beyond noise, no invalid point, and something checked.
 bool Passes(const Verdict& v) {
-  return v.failures.empty() && v.invalid.empty() && v.rules_applied > 0 && v.points_checked > 0;
+  return v.failures.empty() && v.one_job.empty() && v.invalid.empty() && v.rules_applied > 0 &&
+         v.points_checked > 0;
+}
+
+// The point (comm, comp) in a job's points, or null.
+const PointResult* FindPoint(const std::vector<PointResult>& points, double comm, double comp) {
+  const PointResult* p = nullptr;
+  for (const PointResult& q : points)
+    if (q.comm_target == comm && q.comp_target == comp) p = &q;
+  return p;
+}
+
+// Where a finding stands in another job's points: its median past the same
+// limit, on the right side, or not measured there (no valid median).
+enum class Again { kPast, kInside, kNone };
+Again LookAgain(Finding* f, const std::vector<PointResult>& again) {
+  const PointResult* p = FindPoint(again, f->comm_target, f->comp_target);
+  const Spread* s = p && p->valid ? &SpreadOf(*p, f->metric) : nullptr;
+  if (!s || std::isnan(s->median)) return Again::kNone;
+  f->again = *s;
+  return (f->is_max ? s->median > f->limit : s->median < f->limit) ? Again::kPast : Again::kInside;
 }
 }  // namespace
 
@@ -249,25 +275,11 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
 
 Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, const TestContext& test,
                 const std::vector<Rule>& rules, const BetweenRunNoise* noise) {
-  auto find = [&](double comm, double comp) -> const PointResult* {
-    const PointResult* p = nullptr;
-    for (const PointResult& q : again)
-      if (q.comm_target == comm && q.comp_target == comp) p = &q;
-    return p;
-  };
+  auto find = [&](double comm, double comp) { return FindPoint(again, comm, comp); };
   Verdict v = first;
   v.failures.clear();
-  for (Finding f : first.failures) {
-    const PointResult* p = find(f.comm_target, f.comp_target);
-    const Spread* s = p && p->valid ? &SpreadOf(*p, f.metric) : nullptr;
-    if (!s || std::isnan(s->median)) {
-      v.failures.push_back(f);  // nothing to confirm it against: the failure stands
-      continue;
-    }
-    f.again = *s;
-    const bool past = f.is_max ? s->median > f.limit : s->median < f.limit;
-    (past ? v.failures : v.unconfirmed).push_back(f);
-  }
+  for (Finding f : first.failures)  // nothing to confirm it against: the failure stands
+    (LookAgain(&f, again) == Again::kInside ? v.unconfirmed : v.failures).push_back(f);
   // Invalid points: judged on the second job's measurement where it has one.
   // Each point once, in the order of its first line. Then every line of a
   // point the second job measured moves to `remeasured` (the point's first
@@ -300,8 +312,8 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
     v.points_checked += second.points_checked;
     if (std::find(v.checked.begin(), v.checked.end(), at) == v.checked.end()) v.checked.push_back(at);
     std::string found;
-    for (const Finding& f : second.failures) {
-      v.failures.push_back(f);
+    for (const Finding& f : second.failures) {  // one job's: a further job decides
+      v.one_job.push_back(f);
       found += "; " + f.Message();
     }
     for (const Finding& f : second.within_noise) {
@@ -329,6 +341,17 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
     if (!m->second.empty()) v.remeasured_at.push_back(m->first);
     v.remeasured.push_back(i.line + m->second);
     m->second.clear();  // said once, on the point's first line
+  }
+  v.pass = Passes(v);
+  return v;
+}
+
+Verdict ConfirmOneJobFailures(const Verdict& confirmed, const std::vector<PointResult>& again) {
+  Verdict v = confirmed;
+  v.one_job.clear();
+  for (Finding f : confirmed.one_job) {
+    const Again a = LookAgain(&f, again);
+    (a == Again::kPast ? v.failures : a == Again::kInside ? v.unconfirmed : v.one_job).push_back(f);
   }
   v.pass = Passes(v);
   return v;
