@@ -193,6 +193,15 @@ nbcguard_mpi_test(confirm-failure TIMEOUT 300
           -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/confirm-thresholds
           -P ${CMAKE_CURRENT_LIST_DIR}/check_confirm.cmake)
 
+# A persistent collective measured by the overlap method: MPI_Bcast_init
+# once per size (cost reported apart), MPI_Start per sample; an injected
+# bug of MPI_Bcast_init is caught (check_persistent.cmake).
+nbcguard_mpi_test(persistent-end-to-end TIMEOUT 300
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/persistent
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/persistent.yaml
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_persistent.cmake)
+set_property(TEST ${_impl}.mpi.persistent-end-to-end APPEND PROPERTY LABELS persistent)
+
 # A regression against the baseline is measured again by a second job
 # before it fails the test; --no-confirm judges on one job.
 nbcguard_mpi_test(baseline-confirm TIMEOUT 400

@@ -49,6 +49,7 @@ TEST(CaseSpec, FullFileParsesToTheExpectedSpec) {
   EXPECT_DOUBLE_EQ(c.timeout, 15.5);
   EXPECT_EQ(c.binding, BindingPolicy::kNone);
   EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kAllow);
+  EXPECT_TRUE(c.persistent);
 }
 
 TEST(CaseSpec, MinimalFileGetsTheDefaults) {
@@ -65,6 +66,7 @@ TEST(CaseSpec, MinimalFileGetsTheDefaults) {
   EXPECT_DOUBLE_EQ(c.timeout, 600);
   EXPECT_EQ(c.binding, BindingPolicy::kCores);
   EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kRefuse);
+  EXPECT_FALSE(c.persistent);
 }
 
 TEST(CaseSpec, BlockStyleAndScalarForms) {

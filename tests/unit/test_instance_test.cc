@@ -36,7 +36,7 @@ TEST(TestInstance, OneTestPerRankCountAndDeployment) {
                                                "--config", "/b/nbcguard-config.json", "--baseline",
                                                "/nightly", "--ctest"}));
   EXPECT_EQ(t->labels, (std::vector<std::string>{"cases", "iallreduce-full_1", "iallreduce", "n4",
-                                                 "dedicated", "mpich", "quick", "nightly"}));
+                                                 "dedicated", "persistent", "mpich", "quick", "nightly"}));
   EXPECT_EQ(t->timeout, 16);  // 15.5 s, whole seconds up
   EXPECT_EQ(t->processors, 4);
   EXPECT_EQ(t->kind, "overlap");
@@ -158,6 +158,12 @@ TEST(TestInstance, PlansCarryTheBinding) {
                                  .value;
   EXPECT_EQ(PlanDeployment(Deployment::kBasic, "openmpi", defaults).harness_args,
             (std::vector<std::string>{"--binding", "cores", "--oversubscribe", "refuse"}));
+  // A persistent case tells the harness so, and the calibration cache keeps
+  // its sizes apart from the nonblocking call's.
+  CaseSpec persistent = defaults;
+  persistent.persistent = true;
+  EXPECT_EQ(PlanDeployment(Deployment::kBasic, "openmpi", persistent).harness_args,
+            (std::vector<std::string>{"--binding", "cores", "--oversubscribe", "refuse", "--persistent"}));
 }
 
 TEST(TestInstance, DeploymentPlans) {

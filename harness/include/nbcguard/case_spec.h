@@ -27,7 +27,10 @@ struct CaseSpec {
   std::string name;        // [a-z0-9_-]+, used in test names and labels
   SourceLocation name_at;  // where the name is written
   CaseKind kind = CaseKind::kOverlap;
-  std::string collective;               // one of CollectiveNames()
+  std::string collective;  // one of CollectiveNames()
+  // kind overlap: measured as an MPI-4 persistent collective (MPI_<Coll>_init
+  // once per size, MPI_Start + computation + MPI_Wait per sample).
+  bool persistent = false;
   std::vector<int> nodes;               // MPI process counts, each >= 2, unique
   int threads = 0;                      // OpenMP threads per process; 0 = auto
   std::vector<Deployment> deployments;  // unique, non-empty

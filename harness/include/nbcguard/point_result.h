@@ -85,6 +85,10 @@ struct PointResult {
   // Application-side progression (poll, thread-*): median MPI_Test calls
   // rank 0 made during one overlap run; negative when not measured.
   double progress_tests = -1;
+  // Persistent collectives (case field persistent): seconds in
+  // MPI_<Coll>_init at this point's size, the slowest rank's median of
+  // kInitTimings calls; apart from every ratio. NaN when not persistent.
+  double init_s = std::numeric_limits<double>::quiet_NaN();
 
   // Per rank, medians over the communication-alone samples, on the global
   // clock relative to the first rank's start: when each rank started, how

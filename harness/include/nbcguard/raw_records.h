@@ -117,12 +117,15 @@ inline constexpr std::string_view kCommCalibration = "comm_calibration";
 // computation), comp_ref (k 4: the computation alone, t1 to t4),
 // overlap (k 4: t1 start, t2 after the start call, t3 after the
 // computation, t4 after the wait), progress_tests (median MPI_Test calls of
-// rank 0 per overlap run, or null), sentinel (the machine-noise sentinel
+// rank 0 per overlap run, or null), init_s (persistent: the slowest rank's
+// median seconds in MPI_<Coll>_init at this size, or null), sentinel (the machine-noise sentinel
 // over the point's three kinds: {wanted, kept, redone_slow_probe,
 // redone_foreign_wait, readings [sample][rank * 4 + j]: probe s, foreign
 // wait s, sample duration s, involuntary context switches}; absent when
 // the sentinel is off). Writer: overlap mode. Reader: Reduce.
 inline constexpr std::string_view kPoint = "point";
+// MPI_<Coll>_init calls a persistent collective times at each size (init_s).
+inline constexpr int kInitTimings = 5;
 
 // Where the run's time went, on rank 0's clock. Fields: sync, calibration,
 // measurement, total [s]. Writer: overlap mode. Reader: driver_main.cc

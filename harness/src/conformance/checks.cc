@@ -1,24 +1,10 @@
 #include "checks.h"
 
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-
 #include <numeric>
 #include <stdexcept>
 
 #include "buffer.h"
 #include "nbcguard/pattern.h"
-
-// Persistent collectives: MPI-4's MPI_<Coll>_init, or Open MPI 4's
-// MPIX_<Coll>_init (mpi-ext.h, the pcollreq extension), same arguments.
-#if MPI_VERSION >= 4
-#define NBCGUARD_INIT(Name) MPI_##Name##_init
-#define NBCGUARD_PERSISTENT "MPI-4"
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define NBCGUARD_INIT(Name) MPIX_##Name##_init
-#define NBCGUARD_PERSISTENT "Open MPI's MPIX_ extension"
-#endif
 
 namespace nbcguard::conformance {
 
@@ -818,20 +804,10 @@ const CollectiveInfo* FindCollective(const std::string& name) {
   return nullptr;
 }
 
-std::string PersistentSource() {
-#ifdef NBCGUARD_PERSISTENT
-  return NBCGUARD_PERSISTENT;
-#else
-  return "";
-#endif
-}
-
 std::unique_ptr<Check> MakeCheck(const std::string& collective, const Variant& v, MPI_Comm comm,
                                  std::string* skip) {
   if (v.persistent && PersistentSource().empty()) {
-    *skip =
-        "this MPI library declares no persistent collectives (neither MPI-4's MPI_Bcast_init ... nor "
-        "Open MPI's MPIX_ extension in mpi-ext.h)";
+    *skip = NoPersistentReason();
     return nullptr;
   }
   for (const Entry& e : Registry())

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "persistent.h"  // PersistentSource(): where this library's persistent collectives come from
+
 namespace nbcguard::conformance {
 
 // The variant dimensions a collective takes.
@@ -56,10 +58,6 @@ struct CollectiveInfo {
 };
 const std::vector<CollectiveInfo>& Collectives();
 const CollectiveInfo* FindCollective(const std::string& name);
-
-// Where this library's persistent collectives come from ("MPI-4" or
-// "Open MPI's MPIX_ extension"), or "" when it has none.
-std::string PersistentSource();
 
 // `comm` is the variant's communicator; neighbourhood collectives build
 // their topology on it. nullptr with *skip set when the library lacks the

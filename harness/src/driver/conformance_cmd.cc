@@ -161,6 +161,14 @@ const std::vector<std::string>& InjectedBugNames() {
   return names;
 }
 
+std::string PreloadBug(const std::string& bug, Config* cfg) {
+  const fs::path bugs = fs::path(cfg->reference_library).parent_path() / "libnbcguard-bugs.so";
+  if (!fs::exists(bugs)) return bugs.string() + " does not exist (built with the reference library)";
+  cfg->harness_env["LD_PRELOAD"] = bugs.string();
+  cfg->harness_env["NBCGUARD_BUG"] = bug;
+  return "";
+}
+
 int Conformance(const Config& cfg, const ConformanceOptions& o) {
   const fs::path dir = fs::path(o.out.empty() ? cfg.results_dir : o.out) / "conformance" /
                        (o.tier + "-n" + std::to_string(o.ranks) + (o.bug.empty() ? "" : "-bug-" + o.bug));
@@ -180,13 +188,12 @@ int Conformance(const Config& cfg, const ConformanceOptions& o) {
   launch.harness = program.string();
   launch.harness_env.clear();
   if (!o.bug.empty()) {
-    const fs::path bugs = fs::path(cfg.reference_library).parent_path() / "libnbcguard-bugs.so";
-    if (!fs::exists(bugs)) {
-      std::cerr << "error: " << bugs.string() << " does not exist (built with the reference library)\n";
+    if (const std::string e = PreloadBug(o.bug, &launch); !e.empty()) {
+      std::cerr << "error: " << e << "\n";
       return kHarnessFailed;
     }
-    launch.harness_env = {{"LD_PRELOAD", bugs.string()}, {"NBCGUARD_BUG", o.bug}};
-    std::cout << "conformance: with the injected bug " << o.bug << " (" << bugs.string() << ")\n";
+    std::cout << "conformance: with the injected bug " << o.bug << " (" << launch.harness_env["LD_PRELOAD"]
+              << ")\n";
   }
   std::string checks;
   for (const std::string& c : o.checks) checks += (checks.empty() ? "" : ",") + c;

@@ -23,6 +23,11 @@ struct ConformanceOptions {
 // The bugs libnbcguard-bugs.so can inject (docs/conformance.md).
 const std::vector<std::string>& InjectedBugNames();
 
+// The harness's ranks with libnbcguard-bugs.so (beside the reference
+// library) preloaded and `bug` injected: cfg->harness_env. Empty, or what
+// is missing.
+std::string PreloadBug(const std::string& bug, Config* cfg);
+
 int Conformance(const Config& cfg, const ConformanceOptions& o);
 
 }  // namespace nbcguard

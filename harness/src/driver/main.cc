@@ -144,6 +144,11 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
                   "refuse-first (kind: overlap): the first job's first valid point is refused as by a "
                   "validity gate (tests the confirmation)")
       ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit", "refuse-first"}));
+  run->add_option("--inject-bug", ro->bug,
+                  "preload libnbcguard-bugs.so with this implementation bug (docs/conformance.md) into the "
+                  "ranks (kind: overlap, no reference behaviour): the run must end in a conformance failure "
+                  "where the bug touches the measured calls")
+      ->check(CLI::IsMember(InjectedBugNames()));
   run->add_option(
          "--reference", ro->reference,
          "replace the library's progression with a reference behaviour whose ratios are known "

@@ -76,6 +76,7 @@ json ResultsJson(const RunInfo& info, const RawRun& raw, const Reduction& red, c
                  {"imb_overlap_pct", NumberOrNull(p.imb_overlap_pct)}});
       if (p.speed.Measured()) jp["collective_speed"] = SpeedJson(p.speed);
       if (p.progress_tests >= 0) jp["progress_tests"] = p.progress_tests;
+      if (std::isfinite(p.init_s)) jp["init_s"] = p.init_s;
       json ranks = json::array();
       for (std::size_t r = 0; r < p.per_rank.size(); ++r)
         ranks.push_back({{"rank", r},

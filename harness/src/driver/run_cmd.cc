@@ -17,6 +17,10 @@ namespace {
 std::string OptionsError(const CaseSpec& c, const RunOptions& ro) {
   if (c.kind == CaseKind::kPartitioned && (!ro.deployments.empty() || !ro.reference.empty()))
     return "--deployment and --reference apply to kind: overlap cases; " + c.file + " is kind: partitioned";
+  if (!ro.bug.empty() && (c.kind == CaseKind::kPartitioned || c.reference.active()))
+    return "--inject-bug applies to kind: overlap cases measuring the MPI library (" + c.file +
+           " is kind: " + ToString(c.kind) +
+           (c.kind == CaseKind::kOverlap ? ", with a reference behaviour" : "") + ")";
   if (c.kind == CaseKind::kPartitioned && ro.fault == "refuse-first")
     return "--inject-fault refuse-first applies to kind: overlap cases only (" + c.file +
            " is kind: partitioned)";

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "conformance_cmd.h"
 #include "history_store.h"
 #include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
@@ -139,6 +140,13 @@ JobOutcome MeasureJob(const Config& base_cfg, const TestInstance& test,
   if (!SetUpReference(test, reference_log, &cfg)) {
     out.rc = kUsage;
     return out;
+  }
+  if (!ro.bug.empty()) {
+    if (const std::string e = PreloadBug(ro.bug, &cfg); !e.empty()) {
+      std::cout << "FAIL " << test.Id() << ": --inject-bug " << ro.bug << ": " << e << "\n";
+      out.rc = kUsage;
+      return out;
+    }
   }
   JobSetup s{cfg, test, ro, test.Plan(cfg.implementation), dir, dir / "raw.jsonl", nullptr, started};
   for (const std::string& kv : ro.set_env)

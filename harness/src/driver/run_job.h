@@ -33,6 +33,7 @@ struct RunOptions {
   std::string out;                           // default: the build's results/
   double timeout = 0;                        // seconds; 0 = the case's
   std::string fault = "none";                // passed to the harness (testing)
+  std::string bug;                           // --inject-bug: libnbcguard-bugs.so's bug preloaded (testing)
   std::string thresholds_dir;                // replaces the configured directories (empty: keep them)
   std::vector<std::string> site_thresholds;  // searched before those, in order
   std::string reference;                     // reference behaviour overriding the case's (empty = the case's)

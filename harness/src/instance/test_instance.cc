@@ -18,6 +18,7 @@ DeploymentPlan PlanDeployment(Deployment d, const std::string& impl, const CaseS
   p.env["OMP_WAIT_POLICY"] = "PASSIVE";  // idle compute threads must not spin against MPI
   // Where the computation runs (binding.h); the thread-* deployments place by their policy instead.
   p.harness_args = {"--binding", ToString(c.binding), "--oversubscribe", ToString(c.oversubscribe)};
+  if (c.persistent) p.harness_args.push_back("--persistent");
   if (d == Deployment::kBasic) return p;
   if (IsApplicationProgression(d)) {
     const std::string interval = Precise(c.progress_interval);
@@ -60,6 +61,7 @@ std::vector<std::string> TestInstance::Labels(const std::string& implementation)
   std::vector<std::string> all = {"cases", spec.name, deployment ? spec.collective : Variant(),
                                   "n" + std::to_string(nodes)};
   if (deployment) all.push_back(ToString(*deployment));
+  if (spec.persistent) all.push_back("persistent");
   all.push_back(implementation);
   all.insert(all.end(), spec.labels.begin(), spec.labels.end());
   // An overlap case named after its collective lists the name twice, as

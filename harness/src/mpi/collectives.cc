@@ -1,12 +1,33 @@
 #include "collectives.h"
 
+#include <cmath>
 #include <functional>
 #include <numeric>
 
 #include "comm.h"
 #include "nbcguard/pattern.h"
+#include "nbcguard/raw_records.h"
+#include "nbcguard/stats.h"
+#include "persistent.h"
+
+// Start, Blocking and Init of one collective from its one argument list:
+// MPI_<NB>(args..., request), MPI_<B>(args...) and the persistent
+// MPI_<B>_init(args..., MPI_INFO_NULL, request) (persistent.h).
+#ifdef NBCGUARD_INIT
+#define NBCGUARD_INIT_CALL(B, ...) return NBCGUARD_INIT(B)(__VA_ARGS__, MPI_INFO_NULL, q)
+#else
+#define NBCGUARD_INIT_CALL(B, ...) \
+  (void)q;                         \
+  return MPI_ERR_OTHER
+#endif
+#define NBCGUARD_CALLS(NB, B, ...)                                        \
+  int Start(MPI_Request* q) override { return MPI_##NB(__VA_ARGS__, q); } \
+  int Blocking() override { return MPI_##B(__VA_ARGS__); }                \
+  int Init(MPI_Request* q) override { NBCGUARD_INIT_CALL(B, __VA_ARGS__); }
 
 namespace nbcguard {
+
+double Collective::InitSeconds() const { return std::nan(""); }
 
 namespace {
 
@@ -73,8 +94,7 @@ class Ibcast : public Base {
     }
     Base::FillSend(rep);
   }
-  int Start(MPI_Request* q) override { return MPI_Ibcast(send_.data(), Count(), MPI_INT32_T, 0, comm_, q); }
-  int Blocking() override { return MPI_Bcast(send_.data(), Count(), MPI_INT32_T, 0, comm_); }
+  NBCGUARD_CALLS(Ibcast, Bcast, send_.data(), Count(), MPI_INT32_T, 0, comm_)
   std::string Verify(int rep) const override {
     return CheckBlocks("broadcast buffer", send_, 0,
                        [&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, e); });
@@ -85,12 +105,7 @@ class Ireduce : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }  // root only uses it
-  int Start(MPI_Request* q) override {
-    return MPI_Ireduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Reduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_);
-  }
+  NBCGUARD_CALLS(Ireduce, Reduce, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_)
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, e); });
@@ -101,12 +116,7 @@ class Iallreduce : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
-  int Start(MPI_Request* q) override {
-    return MPI_Iallreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Allreduce(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
-  }
+  NBCGUARD_CALLS(Iallreduce, Allreduce, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_)
   std::string Verify(int rep) const override {
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, e); });
   }
@@ -116,12 +126,8 @@ class Iallgather : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
-  int Start(MPI_Request* q) override {
-    return MPI_Iallgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Allgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_);
-  }
+  NBCGUARD_CALLS(Iallgather, Allgather, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(),
+                 MPI_INT32_T, comm_)
   std::string Verify(int rep) const override {
     return Expect(count_,
                   [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
@@ -132,12 +138,8 @@ class Ialltoall : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c * size_; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
-  int Start(MPI_Request* q) override {
-    return MPI_Ialltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Alltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, comm_);
-  }
+  NBCGUARD_CALLS(Ialltoall, Alltoall, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
+                 comm_)
   // Block j of rank r's send buffer goes to rank j, so rank k receives in
   // block r the elements r sent at offsets k*count + e.
   std::string Verify(int rep) const override {
@@ -151,12 +153,8 @@ class Igather : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
-  int Start(MPI_Request* q) override {
-    return MPI_Igather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Gather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_);
-  }
+  NBCGUARD_CALLS(Igather, Gather, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0,
+                 comm_)
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
     return Expect(count_,
@@ -168,12 +166,8 @@ class Iscatter : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c * size_; }  // root only uses it
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
-  int Start(MPI_Request* q) override {
-    return MPI_Iscatter(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Scatter(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0, comm_);
-  }
+  NBCGUARD_CALLS(Iscatter, Scatter, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0,
+                 comm_)
   std::string Verify(int rep) const override {
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, rank_ * count_ + e); });
   }
@@ -183,12 +177,8 @@ class IreduceScatterBlock : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c * size_; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
-  int Start(MPI_Request* q) override {
-    return MPI_Ireduce_scatter_block(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Reduce_scatter_block(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
-  }
+  NBCGUARD_CALLS(Ireduce_scatter_block, Reduce_scatter_block, send_.data(), recv_.data(), Count(),
+                 MPI_INT32_T, MPI_SUM, comm_)
   std::string Verify(int rep) const override {
     return Expect(
         0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, rank_ * count_ + e); });
@@ -199,12 +189,7 @@ class Iscan : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
-  int Start(MPI_Request* q) override {
-    return MPI_Iscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Scan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
-  }
+  NBCGUARD_CALLS(Iscan, Scan, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_)
   std::string Verify(int rep) const override {
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(rank_ + 1, rep, e); });
   }
@@ -214,12 +199,7 @@ class Iexscan : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
-  int Start(MPI_Request* q) override {
-    return MPI_Iexscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Exscan(send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_);
-  }
+  NBCGUARD_CALLS(Iexscan, Exscan, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_)
   std::string Verify(int rep) const override {
     if (rank_ == 0) return {};  // undefined on rank 0 by the standard
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(rank_, rep, e); });
@@ -230,8 +210,7 @@ class Ibarrier : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t) const override { return 0; }
   std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
-  int Start(MPI_Request* q) override { return MPI_Ibarrier(comm_, q); }
-  int Blocking() override { return MPI_Barrier(comm_); }
+  NBCGUARD_CALLS(Ibarrier, Barrier, comm_)
   std::string Verify(int) const override { return {}; }
   std::uint64_t MaxCount(std::uint64_t) const override { return 1; }
   bool HasSize() const override { return false; }
@@ -328,14 +307,8 @@ class Igatherv : public Placed {
   using Placed::Placed;
   Layout SendLayout(std::uint64_t c) const override { return Mine(c, 0); }
   Layout RecvLayout(std::uint64_t c) const override { return PerRank(c, 1); }  // root only uses it
-  int Start(MPI_Request* q) override {
-    return MPI_Igatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
-                        recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, 0, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Gatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
-                       recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, 0, comm_);
-  }
+  NBCGUARD_CALLS(Igatherv, Gatherv, send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                 recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, 0, comm_)
   std::string Verify(int rep) const override {
     if (rank_ != 0) return {};
     return ExpectPlaced(
@@ -347,14 +320,8 @@ class Iscatterv : public Placed {
   using Placed::Placed;
   Layout SendLayout(std::uint64_t c) const override { return PerRank(c, 1); }  // root only uses it
   Layout RecvLayout(std::uint64_t c) const override { return Mine(c, 1); }
-  int Start(MPI_Request* q) override {
-    return MPI_Iscatterv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
-                         recv_.data(), recv_layout_.counts[0], MPI_INT32_T, 0, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Scatterv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
-                        recv_.data(), recv_layout_.counts[0], MPI_INT32_T, 0, comm_);
-  }
+  NBCGUARD_CALLS(Iscatterv, Scatterv, send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
+                 MPI_INT32_T, recv_.data(), recv_layout_.counts[0], MPI_INT32_T, 0, comm_)
   std::string Verify(int rep) const override {
     return ExpectPlaced([&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, rank_ * count_ + e); });
   }
@@ -364,14 +331,8 @@ class Iallgatherv : public Placed {
   using Placed::Placed;
   Layout SendLayout(std::uint64_t c) const override { return Mine(c, 0); }
   Layout RecvLayout(std::uint64_t c) const override { return PerRank(c, 1); }
-  int Start(MPI_Request* q) override {
-    return MPI_Iallgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
-                           recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Allgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
-                          recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, comm_);
-  }
+  NBCGUARD_CALLS(Iallgatherv, Allgatherv, send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
+                 recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, comm_)
   std::string Verify(int rep) const override {
     return ExpectPlaced(
         [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
@@ -387,16 +348,9 @@ class Ialltoallv : public Placed {
   Layout RecvLayout(std::uint64_t c) const override {
     return Lay(size_, 1, [&](int s) { return Len(c, s, rank_); });
   }
-  int Start(MPI_Request* q) override {
-    return MPI_Ialltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
-                          recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
-                          comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Alltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(), MPI_INT32_T,
-                         recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
-                         comm_);
-  }
+  NBCGUARD_CALLS(Ialltoallv, Alltoallv, send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
+                 MPI_INT32_T, recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(),
+                 MPI_INT32_T, comm_)
   // Block s is what rank s sent as its block `rank`.
   std::string Verify(int rep) const override {
     return ExpectPlaced([&](std::uint64_t s, std::uint64_t e) {
@@ -415,15 +369,9 @@ class Ialltoallw : public Ialltoallv {
     send_bytes_ = send_layout_.ByteDispls<int>();
     recv_bytes_ = recv_layout_.ByteDispls<int>();
   }
-  int Start(MPI_Request* q) override {
-    return MPI_Ialltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_.data(),
-                          recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_.data(), comm_,
-                          q);
-  }
-  int Blocking() override {
-    return MPI_Alltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_.data(),
-                         recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_.data(), comm_);
-  }
+  NBCGUARD_CALLS(Ialltoallw, Alltoallw, send_.data(), send_layout_.counts.data(), send_bytes_.data(),
+                 types_.data(), recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_.data(),
+                 comm_)
   std::vector<MPI_Datatype> types_;
   std::vector<int> send_bytes_, recv_bytes_;
 };
@@ -434,14 +382,8 @@ class IreduceScatter : public Placed {
   using Placed::Placed;
   Layout SendLayout(std::uint64_t c) const override { return PerRank(c, 0); }
   Layout RecvLayout(std::uint64_t c) const override { return Mine(c, 1); }
-  int Start(MPI_Request* q) override {
-    return MPI_Ireduce_scatter(send_.data(), recv_.data(), send_layout_.counts.data(), MPI_INT32_T, MPI_SUM,
-                               comm_, q);
-  }
-  int Blocking() override {
-    return MPI_Reduce_scatter(send_.data(), recv_.data(), send_layout_.counts.data(), MPI_INT32_T, MPI_SUM,
-                              comm_);
-  }
+  NBCGUARD_CALLS(Ireduce_scatter, Reduce_scatter, send_.data(), recv_.data(), send_layout_.counts.data(),
+                 MPI_INT32_T, MPI_SUM, comm_)
   std::string Verify(int rep) const override {
     return ExpectPlaced(
         [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, rank_ * count_ + e); });
@@ -491,14 +433,8 @@ class IneighborAllgather : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return 2 * c; }
-  int Start(MPI_Request* q) override {
-    return MPI_Ineighbor_allgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
-                                   ring_.comm(), q);
-  }
-  int Blocking() override {
-    return MPI_Neighbor_allgather(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
-                                  ring_.comm());
-  }
+  NBCGUARD_CALLS(Ineighbor_allgather, Neighbor_allgather, send_.data(), Count(), MPI_INT32_T, recv_.data(),
+                 Count(), MPI_INT32_T, ring_.comm())
   std::string Verify(int rep) const override {
     return Expect(count_, [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, e); });
   }
@@ -512,14 +448,8 @@ class IneighborAlltoall : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return 2 * c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return 2 * c; }
-  int Start(MPI_Request* q) override {
-    return MPI_Ineighbor_alltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
-                                  ring_.comm(), q);
-  }
-  int Blocking() override {
-    return MPI_Neighbor_alltoall(send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
-                                 ring_.comm());
-  }
+  NBCGUARD_CALLS(Ineighbor_alltoall, Neighbor_alltoall, send_.data(), Count(), MPI_INT32_T, recv_.data(),
+                 Count(), MPI_INT32_T, ring_.comm())
   std::string Verify(int rep) const override {
     return Expect(count_,
                   [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, (1 - b) * count_ + e); });
@@ -533,16 +463,9 @@ class IneighborAllgatherv : public Placed {
   Layout RecvLayout(std::uint64_t c) const override {
     return Lay(2, 1, [&](int b) { return Len(c, ring_.Peer(b, rank_)); });
   }
-  int Start(MPI_Request* q) override {
-    return MPI_Ineighbor_allgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
-                                    recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
-                                    ring_.comm(), q);
-  }
-  int Blocking() override {
-    return MPI_Neighbor_allgatherv(send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
-                                   recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
-                                   ring_.comm());
-  }
+  NBCGUARD_CALLS(Ineighbor_allgatherv, Neighbor_allgatherv, send_.data(), send_layout_.counts[0], MPI_INT32_T,
+                 recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
+                 ring_.comm())
   std::string Verify(int rep) const override {
     return ExpectPlaced([&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, e); });
   }
@@ -560,16 +483,9 @@ class IneighborAlltoallv : public Placed {
   Layout RecvLayout(std::uint64_t c) const override {
     return Lay(2, 1, [&](int b) { return Len(c, ring_.Peer(b, rank_), 1 - b); });
   }
-  int Start(MPI_Request* q) override {
-    return MPI_Ineighbor_alltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
-                                   MPI_INT32_T, recv_.data(), recv_layout_.counts.data(),
-                                   recv_layout_.displs.data(), MPI_INT32_T, ring_.comm(), q);
-  }
-  int Blocking() override {
-    return MPI_Neighbor_alltoallv(send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
-                                  MPI_INT32_T, recv_.data(), recv_layout_.counts.data(),
-                                  recv_layout_.displs.data(), MPI_INT32_T, ring_.comm());
-  }
+  NBCGUARD_CALLS(Ineighbor_alltoallv, Neighbor_alltoallv, send_.data(), send_layout_.counts.data(),
+                 send_layout_.displs.data(), MPI_INT32_T, recv_.data(), recv_layout_.counts.data(),
+                 recv_layout_.displs.data(), MPI_INT32_T, ring_.comm())
   std::string Verify(int rep) const override {
     return ExpectPlaced(
         [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, (1 - b) * count_ + e); });
@@ -586,16 +502,9 @@ class IneighborAlltoallw : public IneighborAlltoallv {
     send_bytes_ = send_layout_.ByteDispls<MPI_Aint>();
     recv_bytes_ = recv_layout_.ByteDispls<MPI_Aint>();
   }
-  int Start(MPI_Request* q) override {
-    return MPI_Ineighbor_alltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_,
-                                   recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_,
-                                   ring_.comm(), q);
-  }
-  int Blocking() override {
-    return MPI_Neighbor_alltoallw(send_.data(), send_layout_.counts.data(), send_bytes_.data(), types_,
-                                  recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(), types_,
-                                  ring_.comm());
-  }
+  NBCGUARD_CALLS(Ineighbor_alltoallw, Neighbor_alltoallw, send_.data(), send_layout_.counts.data(),
+                 send_bytes_.data(), types_, recv_.data(), recv_layout_.counts.data(), recv_bytes_.data(),
+                 types_, ring_.comm())
   const MPI_Datatype types_[2] = {MPI_INT32_T, MPI_INT32_T};
   std::vector<MPI_Aint> send_bytes_, recv_bytes_;
 };
@@ -605,9 +514,67 @@ std::unique_ptr<Collective> Make(MPI_Comm comm) {
   return std::make_unique<T>(comm);
 }
 
+// A collective made persistent: after each Resize, MPI_<Coll>_init on the
+// new buffers (timed record::kInitTimings times; all but the last request freed at
+// once); each Start is MPI_Start on that request. MPI_Wait on a started
+// persistent request leaves the handle allocated and inactive, so the
+// caller's copy in *request is waited on as a nonblocking one would be.
+// Init calls are collective: every rank resizes to the same counts.
+class Persistent : public Collective {
+ public:
+  explicit Persistent(std::unique_ptr<Collective> inner) : inner_(std::move(inner)) {}
+  ~Persistent() override { Free(); }
+  Persistent(const Persistent&) = delete;
+  Persistent& operator=(const Persistent&) = delete;
+
+  void Resize(std::uint64_t count) override {
+    Free();
+    inner_->Resize(count);
+    std::vector<double> seconds;
+    for (int i = 0; i < record::kInitTimings; ++i) {
+      MPI_Request q = MPI_REQUEST_NULL;
+      const double t0 = MPI_Wtime();
+      CheckMpi(inner_->Init(&q), "persistent collective init (MPI_<Coll>_init)");
+      seconds.push_back(MPI_Wtime() - t0);
+      if (i + 1 < record::kInitTimings) {
+        CheckMpi(MPI_Request_free(&q), "MPI_Request_free (persistent collective)");
+      } else {
+        request_ = q;
+      }
+    }
+    init_seconds_ = Median(seconds);
+  }
+  void Fill(int rep) override { inner_->Fill(rep); }
+  int Start(MPI_Request* request) override {
+    const int rc = MPI_Start(&request_);
+    *request = request_;
+    return rc;
+  }
+  int Init(MPI_Request* request) override { return inner_->Init(request); }
+  double InitSeconds() const override { return init_seconds_; }
+  int Blocking() override { return inner_->Blocking(); }
+  std::string Verify(int rep) const override { return inner_->Verify(rep); }
+  std::uint64_t BytesPerRank(std::uint64_t count) const override { return inner_->BytesPerRank(count); }
+  std::uint64_t MaxCount(std::uint64_t budget) const override { return inner_->MaxCount(budget); }
+  void Corrupt() override { inner_->Corrupt(); }
+  bool HasSize() const override { return inner_->HasSize(); }
+
+ private:
+  void Free() {
+    if (request_ != MPI_REQUEST_NULL) MPI_Request_free(&request_);
+  }
+  std::unique_ptr<Collective> inner_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  double init_seconds_ = std::nan("");
+};
+
 }  // namespace
 
-std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm) {
+std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm, bool persistent) {
+  if (persistent) {
+    std::unique_ptr<Collective> inner = MakeCollective(name, comm, false);
+    return inner ? std::make_unique<Persistent>(std::move(inner)) : nullptr;
+  }
   using Factory = std::unique_ptr<Collective> (*)(MPI_Comm);
   static const std::pair<const char*, Factory> kRegistry[] = {
       {"ibcast", Make<Ibcast>},

@@ -4,6 +4,9 @@
 // and verifies the result after MPI_Wait (a wrong result is a conformance
 // failure, never a silent pass). Each also runs its blocking twin on the
 // same buffers (the CPU overhead phase compares the two), verified the same way.
+// Made persistent (MakeCollective), the same collective runs as an MPI-4
+// persistent collective: MPI_<Coll>_init after each Resize, MPI_Start for
+// each Start, on the same buffers.
 #pragma once
 
 #include <mpi.h>
@@ -22,6 +25,13 @@ class Collective {
   virtual void Resize(std::uint64_t count) = 0;
   virtual void Fill(int rep) = 0;
   virtual int Start(MPI_Request* request) = 0;  // returns the MPI error code
+  // The persistent request with Start's arguments (MPI_<Coll>_init, or
+  // Open MPI's MPIX_<Coll>_init; persistent.h); MPI_ERR_OTHER when the
+  // library has neither. Returns the MPI error code.
+  virtual int Init(MPI_Request* request) = 0;
+  // Persistent: this rank's seconds in MPI_<Coll>_init at the current size
+  // (the median of record::kInitTimings calls); NaN otherwise.
+  virtual double InitSeconds() const;
   // The blocking collective with the same arguments (MPI_Bcast for
   // MPI_Ibcast, ...): after it returns, Verify holds as after Start + MPI_Wait.
   virtual int Blocking() = 0;  // returns the MPI error code
@@ -40,7 +50,9 @@ class Collective {
   virtual bool HasSize() const { return true; }
 };
 
-// nullptr when the name is unknown (names: CollectiveNames()).
-std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm);
+// nullptr when the name is unknown (names: CollectiveNames()). persistent:
+// through MPI_<Coll>_init and MPI_Start (only where PersistentSource() is
+// not empty).
+std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm, bool persistent = false);
 
 }  // namespace nbcguard

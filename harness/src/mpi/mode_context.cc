@@ -214,11 +214,13 @@ void InjectFaultAt(const ModeContext& c, int point) {
 
 int Conformance(ModeContext& c, const std::string& name, const Collective& coll, std::uint64_t count,
                 const std::string& error) {
+  // A persistent collective's failure is MPI_<Coll>_init's and MPI_Start's.
+  const std::string shown = c.o.persistent ? name + " (persistent)" : name;
   c.raw.Write(
       record::kConformanceFailure,
-      {{"collective", name}, {"count", count}, {"bytes", coll.BytesPerRank(count)}, {"error", error}});
+      {{"collective", shown}, {"count", count}, {"bytes", coll.BytesPerRank(count)}, {"error", error}});
   if (c.comm.rank() == 0)
-    std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s with count %llu: %s\n", name.c_str(),
+    std::fprintf(stderr, "nbcguard-harness: CONFORMANCE FAILURE: %s with count %llu: %s\n", shown.c_str(),
                  static_cast<unsigned long long>(count), error.c_str());
   return 4;
 }

@@ -113,6 +113,9 @@ void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes
   app.add_option("--calibration-runs", o.calibration_runs)->check(CLI::Range(1, 1000));
   AddClockOptions(app, o);
   app.add_option("--max-bytes", o.max_bytes, "largest buffer of one rank");
+  app.add_flag("--persistent", o.persistent,
+               "overlap: the collective as a persistent collective (MPI_<Coll>_init per size, MPI_Start per "
+               "sample; Open MPI 4: its MPIX_ extension); a library with neither: skip");
   AddInjectionOptions(app, o);
   AddProgressionOptions(app, o);
   AddBindingOptions(app, o);

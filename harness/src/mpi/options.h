@@ -48,6 +48,9 @@ struct Options {
   std::string progression = "none";  // none | poll | thread: application-side progression
   double progress_interval = CaseDefaults().progress_interval;  // seconds between MPI_Test calls
   std::string placement = "bind";  // thread: bind | numa | odd-even (placement.h)
+  // overlap mode: the collective as an MPI-4 persistent collective
+  // (MPI_<Coll>_init per size, MPI_Start per sample; collectives.h).
+  bool persistent = false;
   // Where the computation runs (nbcguard/binding.h): cores | none, and
   // whether a node whose ranks need more cores than it has is measured.
   std::string binding = ToString(CaseDefaults().binding);

@@ -303,6 +303,7 @@ void MeasurePoint(const json& rec, const std::vector<ClockFit>& clocks, PointRes
   std::vector<double> comm_ref, comp_ref;
   if (rec.contains("progress_tests") && rec["progress_tests"].is_number())
     p->progress_tests = rec["progress_tests"];
+  if (rec.contains("init_s") && rec["init_s"].is_number()) p->init_s = rec["init_s"];
   const GlobalSamples comm_samples = ToGlobal(rec["comm_ref"], clocks);
   for (const auto& s : comm_samples) comm_ref.push_back(Span(s, 0, 3));
   PerRankTiming(comm_samples, p);

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "nbcguard/binding.h"
+#include "nbcguard/raw_records.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard {
@@ -163,6 +164,14 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
       tests += " " + FormatDuration(p.comm_target) + " x " + FormatDuration(p.comp_target) + ": " +
                Num(p.progress_tests, 0) + ";";
   if (!tests.empty()) out << "MPI_Test calls per overlap run (rank 0, median):" << tests << "\n";
+  std::string init;
+  for (const PointResult& p : red.points)
+    if (p.valid && std::isfinite(p.init_s))
+      init += " " + FormatDuration(p.comm_target) + " x " + FormatDuration(p.comp_target) + ": " +
+              FormatDuration(p.init_s) + ";";
+  if (!init.empty())
+    out << "persistent: MPI_<Coll>_init at each point's size (slowest rank, median of "
+        << record::kInitTimings << " calls; not in t_comm or any ratio):" << init << "\n";
   out << "cpu_busy_nbc, cpu_busy_blocking: process CPU time / wall time inside MPI_I<coll> + MPI_Wait and "
          "inside the blocking call, busiest rank (1 = the CPU polled throughout, 0 = left free, > 1 = more "
          "than one thread busy); per communication size\n";

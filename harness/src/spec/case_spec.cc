@@ -531,6 +531,15 @@ void ParseChoice(const Value& v, std::optional<E> (*parse)(const std::string&),
 
 void ParseKind(const Value& v, CaseSpec& c) { ParseChoice(v, ParseCaseKind, CaseKindNames(), c.kind); }
 
+void ParsePersistent(const Value& v, CaseSpec& c) {
+  const std::optional<std::string> s = yaml_schema::ScalarText(v.node);
+  if (s && (*s == "true" || *s == "false")) {
+    c.persistent = *s == "true";
+  } else {
+    v.Expected();
+  }
+}
+
 void ParseThreads(const Value& v, CaseSpec& c) {
   if (v.node.IsScalar() && v.node.Scalar() == "auto") {
     c.threads = 0;
@@ -676,6 +685,12 @@ const std::vector<CaseField>& AllCaseFields() {
        kBoth},
       {{"collective", "one of " + yaml_schema::Join(CollectiveNames()), Need::kRequired, nullptr,
         "kind overlap: the nonblocking collective to measure", ParseCollective},
+       kOverlapOnly},
+      {{"persistent", "true or false", Need::kOptional, "false",
+        "kind overlap: measure the collective as an MPI-4 persistent collective: MPI_<Coll>_init once per "
+        "size (its cost reported apart, init_s), then MPI_Start + computation + MPI_Wait per sample (Open "
+        "MPI 4: its MPIX_ extension; a library with neither: SKIP); adds the label persistent",
+        ParsePersistent},
        kOverlapOnly},
       {{"nodes", yaml_schema::ProcessCountType(), Need::kRequired, nullptr,
         "MPI process counts (one process per node); one test per entry (kind partitioned: 2 only)",

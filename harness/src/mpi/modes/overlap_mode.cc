@@ -3,6 +3,7 @@
 // thread and its placement for the thread-* deployments), clocks are synchronized, every target is
 // calibrated, then each point of the grid measures its two references and
 // the overlap run, after the row's CPU overhead phase.
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "nbcguard/raw_records.h"
 #include "nbcguard/stats.h"
 #include "overlap.h"
+#include "persistent.h"
 #include "progress_thread.h"
 #include "rank_binding.h"
 
@@ -210,6 +212,10 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
       [&](int rep) { return rep % kKinds == kCompRef ? std::string() : coll.Verify(rep); },
       Measurer::GlobalSpan, 0, kKinds, rule ? &*rule : nullptr);
   if (!s.error.empty()) return Conformance(c, c.o.collective, coll, count, s.error);
+  // Persistent: the slowest rank's MPI_<Coll>_init at this size (each
+  // rank's median of kInitTimings calls), apart from the samples.
+  const double init = coll.InitSeconds();
+  const double init_max = std::isnan(init) ? init : c.comm.Max(init);
   c.raw.Write(record::kPoint,
               {{"comm_target", comm_target},
                {"comp_target", comp_target},
@@ -220,7 +226,8 @@ int MeasurePoint(ModeContext& c, Measurer& m, Collective& coll, Workers& w, doub
                {"comp_ref", Samples(s, kCompRef, kKinds)},
                {"overlap", Samples(s, kOverlap, kKinds)},
                {"progress_tests", c.comm.rank() == 0 && !tests.empty() ? json(Median(tests)) : json()},
-               {"sentinel", SentinelJson(s)}});
+               {"sentinel", SentinelJson(s)},
+               {"init_s", std::isnan(init_max) ? json() : json(init_max)}});
   return 0;
 }
 
@@ -248,7 +255,11 @@ int MeasureGrid(ModeContext& c, Measurer& m, Collective& coll, Workers& w, const
 }  // namespace
 
 int RunOverlap(ModeContext& c) {
-  std::unique_ptr<Collective> coll = MakeCollective(c.o.collective, c.comm.get());
+  if (c.o.persistent && PersistentSource().empty()) {
+    Skip(c, std::string("persistent: ") + NoPersistentReason());
+    return 0;
+  }
+  std::unique_ptr<Collective> coll = MakeCollective(c.o.collective, c.comm.get(), c.o.persistent);
   if (!coll) Fatal("unknown collective " + c.o.collective);
   Workers w;
   if (!StartWorkers(c, &w)) return 0;
