@@ -202,6 +202,19 @@ nbcguard_mpi_test(persistent-end-to-end TIMEOUT 300
           -P ${CMAKE_CURRENT_LIST_DIR}/check_persistent.cmake)
 set_property(TEST ${_impl}.mpi.persistent-end-to-end APPEND PROPERTY LABELS persistent)
 
+# The root of the rooted collectives (case field root; verify --root):
+# every collective verified with the last rank as root; and a measured
+# broadcast from root: last, with an injected bug that takes the root's
+# data from rank 0 whatever the root, ends in a conformance failure (a
+# harness that ignored the root would measure from rank 0 and never see it).
+nbcguard_mpi_test(verify-root-last TIMEOUT 300
+  COMMAND ${_driver} verify --nodes 2 --root last --config ${_cfg} --out ${_out}/root-last)
+nbcguard_mpi_test(root-injected-bug TIMEOUT 200
+  COMMAND ${_driver} run ${CMAKE_CURRENT_LIST_DIR}/data/root-last.yaml --no-confirm --inject-bug bcast-root-zero
+          --config ${_cfg} --out ${_out}/root-bug)
+set_tests_properties(${_impl}.mpi.root-injected-bug PROPERTIES
+  PASS_REGULAR_EXPRESSION "CONFORMANCE FAILURE: ibcast with count [0-9]+ \\([0-9]+ bytes per rank\\): rank 0: broadcast buffer element [0-9]+: expected")
+
 # A regression against the baseline is measured again by a second job
 # before it fails the test; --no-confirm judges on one job.
 nbcguard_mpi_test(baseline-confirm TIMEOUT 400

@@ -67,6 +67,32 @@ TEST(CaseSpec, MinimalFileGetsTheDefaults) {
   EXPECT_EQ(c.binding, BindingPolicy::kCores);
   EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kRefuse);
   EXPECT_FALSE(c.persistent);
+  EXPECT_EQ(c.root, 0);
+}
+
+// root: a rank of every test, or last (-1); the schema's text names the
+// collectives RootedCollectives() gives.
+TEST(CaseSpec, RootIsARankOrLast) {
+  auto parse = [](const std::string& root) {
+    return ParseCaseSpec(
+        "name: x\ncollective: iscatterv\nnodes: [4, 3]\ngrid: {comm: [1ms], comp: [1ms]}\n"
+        "root: " +
+            root + "\n",
+        "x.yaml");
+  };
+  Parsed<CaseSpec> last = parse("last");
+  ASSERT_TRUE(last.ok()) << last.ErrorText();
+  EXPECT_EQ(last.value->root, -1);
+  Parsed<CaseSpec> two = parse("2");
+  ASSERT_TRUE(two.ok()) << two.ErrorText();
+  EXPECT_EQ(two.value->root, 2);
+  EXPECT_FALSE(parse("3").ok());  // not a rank of the 3-rank test
+  EXPECT_FALSE(parse("-1").ok());
+  const SchemaKey* root = FindKey(CaseSpecSchema(), "root");
+  ASSERT_NE(root, nullptr);
+  std::string rooted;
+  for (const std::string& c : RootedCollectives()) rooted += (rooted.empty() ? "" : ", ") + c;
+  EXPECT_NE(root->meaning.find("(" + rooted + ")"), std::string::npos) << root->meaning;
 }
 
 TEST(CaseSpec, BlockStyleAndScalarForms) {

@@ -164,6 +164,10 @@ TEST(TestInstance, PlansCarryTheBinding) {
   persistent.persistent = true;
   EXPECT_EQ(PlanDeployment(Deployment::kBasic, "openmpi", persistent).harness_args,
             (std::vector<std::string>{"--binding", "cores", "--oversubscribe", "refuse", "--persistent"}));
+  CaseSpec last_root = defaults;
+  last_root.root = -1;
+  EXPECT_EQ(PlanDeployment(Deployment::kBasic, "openmpi", last_root).harness_args,
+            (std::vector<std::string>{"--binding", "cores", "--oversubscribe", "refuse", "--root", "-1"}));
 }
 
 TEST(TestInstance, DeploymentPlans) {

@@ -31,6 +31,9 @@ struct CaseSpec {
   // kind overlap: measured as an MPI-4 persistent collective (MPI_<Coll>_init
   // once per size, MPI_Start + computation + MPI_Wait per sample).
   bool persistent = false;
+  // kind overlap, rooted collectives (RootedCollectives()): the root rank;
+  // -1 = the last rank of each test.
+  int root = 0;
   std::vector<int> nodes;               // MPI process counts, each >= 2, unique
   int threads = 0;                      // OpenMP threads per process; 0 = auto
   std::vector<Deployment> deployments;  // unique, non-empty
@@ -61,6 +64,9 @@ struct CaseSpec {
   BindingPolicy binding = BindingPolicy::kCores;
   OversubscribePolicy oversubscribe = OversubscribePolicy::kRefuse;
 };
+
+// The collectives with a root (the case field root applies to them).
+const std::vector<std::string>& RootedCollectives();
 
 // Two case files with one name would give their tests one name: the error
 // at `later`'s name, naming the file that has it first.

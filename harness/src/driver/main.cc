@@ -306,17 +306,28 @@ Command AddClockScaling(CLI::App& app, std::string* config_path) {
 Command AddVerify(CLI::App& app, std::string* config_path) {
   struct Options {
     int nodes = 2;
-    std::string fault = "none", out;
+    std::string fault = "none", out, root = "0";
   };
   auto o = std::make_shared<Options>();
   CLI::App* verify = app.add_subcommand("verify", "run every registered collective and verify its results");
   verify->add_option("--nodes", o->nodes)->check(CLI::Range(2, 4096));
   verify
+      ->add_option("--root", o->root,
+                   "the root of ibcast, ireduce, igather(v), iscatter(v): a rank below --nodes, or last")
+      ->check(CLI::IsMember({"last"}) | CLI::Range(0, 4095));
+  verify
       ->add_option("--inject-fault", o->fault, "corrupt: flip one delivered element (tests the check itself)")
       ->check(CLI::IsMember({"none", "corrupt"}));
   verify->add_option("--out", o->out);
   verify->add_option("--config", *config_path);
-  return {verify, true, [o](const Config& cfg) { return Verify(cfg, o->nodes, o->out, o->fault); }};
+  return {verify, true, [o](const Config& cfg) -> int {
+            if (o->root != "last" && std::stoi(o->root) >= o->nodes) {
+              std::cerr << "nbcguard verify: --root " << o->root << " is not a rank of --nodes " << o->nodes
+                        << " (0 to " << o->nodes - 1 << ", or last)\n";
+              return kUsage;
+            }
+            return Verify(cfg, o->nodes, o->out, o->fault, o->root == "last" ? -1 : std::stoi(o->root));
+          }};
 }
 
 Command AddConformance(CLI::App& app, std::string* config_path) {

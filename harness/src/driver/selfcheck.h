@@ -15,7 +15,8 @@ namespace nbcguard {
 
 // Every registered collective at a few sizes; fault "corrupt" flips one
 // delivered element to show the check catches it.
-int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault);
+// root: the root of the rooted collectives (-1: the last rank).
+int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault, int root = 0);
 
 struct BcastCheckOptions {
   int nodes = 2;

@@ -19,6 +19,7 @@ DeploymentPlan PlanDeployment(Deployment d, const std::string& impl, const CaseS
   // Where the computation runs (binding.h); the thread-* deployments place by their policy instead.
   p.harness_args = {"--binding", ToString(c.binding), "--oversubscribe", ToString(c.oversubscribe)};
   if (c.persistent) p.harness_args.push_back("--persistent");
+  if (c.root != 0) p.harness_args.insert(p.harness_args.end(), {"--root", std::to_string(c.root)});
   if (d == Deployment::kBasic) return p;
   if (IsApplicationProgression(d)) {
     const std::string interval = Precise(c.progress_interval);

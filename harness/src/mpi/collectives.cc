@@ -35,9 +35,11 @@ namespace {
 // says how big they are, what to send, how to start, and what to expect.
 class Base : public Collective {
  public:
-  explicit Base(MPI_Comm comm) : comm_(comm) {
+  // root: the rooted collectives' root (-1: the last rank).
+  explicit Base(MPI_Comm comm, int root = 0) : comm_(comm) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &size_);
+    root_ = root < 0 ? size_ - 1 : root;
   }
   void Resize(std::uint64_t count) override {
     count_ = count;
@@ -78,7 +80,7 @@ class Base : public Collective {
   int Count() const { return static_cast<int>(count_); }
 
   MPI_Comm comm_;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, root_ = 0;
   std::uint64_t count_ = 0;
   std::vector<std::int32_t> send_, recv_;
 };
@@ -88,16 +90,16 @@ class Ibcast : public Base {
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
   void FillSend(int rep) override {  // the root's data; others get overwritten
-    if (rank_ != 0) {
+    if (rank_ != root_) {
       std::fill(send_.begin(), send_.end(), -1);
       return;
     }
     Base::FillSend(rep);
   }
-  NBCGUARD_CALLS(Ibcast, Bcast, send_.data(), Count(), MPI_INT32_T, 0, comm_)
+  NBCGUARD_CALLS(Ibcast, Bcast, send_.data(), Count(), MPI_INT32_T, root_, comm_)
   std::string Verify(int rep) const override {
     return CheckBlocks("broadcast buffer", send_, 0,
-                       [&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, e); });
+                       [&](std::uint64_t, std::uint64_t e) { return Pattern(root_, rep, e); });
   }
 };
 
@@ -105,9 +107,9 @@ class Ireduce : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }  // root only uses it
-  NBCGUARD_CALLS(Ireduce, Reduce, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, 0, comm_)
+  NBCGUARD_CALLS(Ireduce, Reduce, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, root_, comm_)
   std::string Verify(int rep) const override {
-    if (rank_ != 0) return {};
+    if (rank_ != root_) return {};
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, e); });
   }
 };
@@ -153,10 +155,10 @@ class Igather : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
-  NBCGUARD_CALLS(Igather, Gather, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0,
-                 comm_)
+  NBCGUARD_CALLS(Igather, Gather, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
+                 root_, comm_)
   std::string Verify(int rep) const override {
-    if (rank_ != 0) return {};
+    if (rank_ != root_) return {};
     return Expect(count_,
                   [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
   }
@@ -166,10 +168,10 @@ class Iscatter : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c * size_; }  // root only uses it
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
-  NBCGUARD_CALLS(Iscatter, Scatter, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T, 0,
-                 comm_)
+  NBCGUARD_CALLS(Iscatter, Scatter, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
+                 root_, comm_)
   std::string Verify(int rep) const override {
-    return Expect(0, [&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, rank_ * count_ + e); });
+    return Expect(0, [&](std::uint64_t, std::uint64_t e) { return Pattern(root_, rep, rank_ * count_ + e); });
   }
 };
 
@@ -308,9 +310,9 @@ class Igatherv : public Placed {
   Layout SendLayout(std::uint64_t c) const override { return Mine(c, 0); }
   Layout RecvLayout(std::uint64_t c) const override { return PerRank(c, 1); }  // root only uses it
   NBCGUARD_CALLS(Igatherv, Gatherv, send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
-                 recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, 0, comm_)
+                 recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, root_, comm_)
   std::string Verify(int rep) const override {
-    if (rank_ != 0) return {};
+    if (rank_ != root_) return {};
     return ExpectPlaced(
         [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
   }
@@ -321,9 +323,10 @@ class Iscatterv : public Placed {
   Layout SendLayout(std::uint64_t c) const override { return PerRank(c, 1); }  // root only uses it
   Layout RecvLayout(std::uint64_t c) const override { return Mine(c, 1); }
   NBCGUARD_CALLS(Iscatterv, Scatterv, send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
-                 MPI_INT32_T, recv_.data(), recv_layout_.counts[0], MPI_INT32_T, 0, comm_)
+                 MPI_INT32_T, recv_.data(), recv_layout_.counts[0], MPI_INT32_T, root_, comm_)
   std::string Verify(int rep) const override {
-    return ExpectPlaced([&](std::uint64_t, std::uint64_t e) { return Pattern(0, rep, rank_ * count_ + e); });
+    return ExpectPlaced(
+        [&](std::uint64_t, std::uint64_t e) { return Pattern(root_, rep, rank_ * count_ + e); });
   }
 };
 
@@ -510,8 +513,8 @@ class IneighborAlltoallw : public IneighborAlltoallv {
 };
 
 template <class T>
-std::unique_ptr<Collective> Make(MPI_Comm comm) {
-  return std::make_unique<T>(comm);
+std::unique_ptr<Collective> Make(MPI_Comm comm, int root) {
+  return std::make_unique<T>(comm, root);
 }
 
 // A collective made persistent: after each Resize, MPI_<Coll>_init on the
@@ -570,12 +573,13 @@ class Persistent : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm, bool persistent) {
+std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm, bool persistent,
+                                           int root) {
   if (persistent) {
-    std::unique_ptr<Collective> inner = MakeCollective(name, comm, false);
+    std::unique_ptr<Collective> inner = MakeCollective(name, comm, false, root);
     return inner ? std::make_unique<Persistent>(std::move(inner)) : nullptr;
   }
-  using Factory = std::unique_ptr<Collective> (*)(MPI_Comm);
+  using Factory = std::unique_ptr<Collective> (*)(MPI_Comm, int);
   static const std::pair<const char*, Factory> kRegistry[] = {
       {"ibcast", Make<Ibcast>},
       {"ireduce", Make<Ireduce>},
@@ -601,7 +605,7 @@ std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm com
       {"ineighbor_alltoallw", Make<IneighborAlltoallw>},
   };
   for (const auto& [n, make] : kRegistry)
-    if (name == n) return make(comm);
+    if (name == n) return make(comm, root);
   return nullptr;
 }
 

@@ -52,7 +52,9 @@ class Collective {
 
 // nullptr when the name is unknown (names: CollectiveNames()). persistent:
 // through MPI_<Coll>_init and MPI_Start (only where PersistentSource() is
-// not empty).
-std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm, bool persistent = false);
+// not empty). root: the root of the rooted collectives (ibcast, ireduce,
+// igather(v), iscatter(v); -1: the last rank); the others have none.
+std::unique_ptr<Collective> MakeCollective(const std::string& name, MPI_Comm comm, bool persistent = false,
+                                           int root = 0);
 
 }  // namespace nbcguard

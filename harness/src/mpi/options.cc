@@ -113,6 +113,8 @@ void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes
   app.add_option("--calibration-runs", o.calibration_runs)->check(CLI::Range(1, 1000));
   AddClockOptions(app, o);
   app.add_option("--max-bytes", o.max_bytes, "largest buffer of one rank");
+  app.add_option("--root", o.root, "the root of the rooted collectives; -1: the last rank")
+      ->check(CLI::Range(-1, 1 << 20));
   app.add_flag("--persistent", o.persistent,
                "overlap: the collective as a persistent collective (MPI_<Coll>_init per size, MPI_Start per "
                "sample; Open MPI 4: its MPIX_ extension); a library with neither: skip");

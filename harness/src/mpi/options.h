@@ -51,6 +51,8 @@ struct Options {
   // overlap mode: the collective as an MPI-4 persistent collective
   // (MPI_<Coll>_init per size, MPI_Start per sample; collectives.h).
   bool persistent = false;
+  // overlap, verify: the root of the rooted collectives (-1: the last rank).
+  int root = 0;
   // Where the computation runs (nbcguard/binding.h): cores | none, and
   // whether a node whose ranks need more cores than it has is measured.
   std::string binding = ToString(CaseDefaults().binding);

@@ -531,6 +531,19 @@ void ParseChoice(const Value& v, std::optional<E> (*parse)(const std::string&),
 
 void ParseKind(const Value& v, CaseSpec& c) { ParseChoice(v, ParseCaseKind, CaseKindNames(), c.kind); }
 
+void ParseRoot(const Value& v, CaseSpec& c) {
+  if (v.node.IsScalar() && v.node.Scalar() == "last") {
+    c.root = -1;
+    return;
+  }
+  std::optional<long long> r = yaml_schema::ScalarInt(v.node);
+  if (r && *r >= 0 && *r < yaml_schema::kMaxProcesses) {
+    c.root = static_cast<int>(*r);
+  } else {
+    v.Expected();
+  }
+}
+
 void ParsePersistent(const Value& v, CaseSpec& c) {
   const std::optional<std::string> s = yaml_schema::ScalarText(v.node);
   if (s && (*s == "true" || *s == "false")) {
@@ -653,6 +666,24 @@ void ParseTimeout(const Value& v, CaseSpec& c) {
   c.timeout = *t;
 }
 
+// The root must be a rank of every test of the case, and the collective
+// must have one.
+void CheckRoot(const YAML::Node& doc, const CaseSpec& c, yaml_schema::Errors& errors) {
+  if (!doc.IsMap() || !doc["root"].IsDefined()) return;
+  const std::vector<std::string>& rooted = RootedCollectives();
+  if (std::find(rooted.begin(), rooted.end(), c.collective) == rooted.end()) {
+    errors.Add(doc["root"],
+               "root: " + c.collective + " has no root; root applies to " + yaml_schema::Join(rooted));
+    return;
+  }
+  if (c.root < 0 || c.nodes.empty()) return;
+  const int ranks = *std::min_element(c.nodes.begin(), c.nodes.end());
+  if (c.root < ranks) return;
+  errors.Add(doc["root"], "root: rank " + std::to_string(c.root) +
+                              " does not exist with nodes: " + std::to_string(ranks) +
+                              "; expected a rank from 0 to " + std::to_string(ranks - 1) + ", or last");
+}
+
 // The late rank must be one of the ranks of every test of the case.
 void CheckLateRank(const YAML::Node& doc, const CaseSpec& c, yaml_schema::Errors& errors) {
   if (c.reference.late_rank < 0 || c.nodes.empty() || !doc.IsMap()) return;
@@ -691,6 +722,11 @@ const std::vector<CaseField>& AllCaseFields() {
         "size (its cost reported apart, init_s), then MPI_Start + computation + MPI_Wait per sample (Open "
         "MPI 4: its MPIX_ extension; a library with neither: SKIP); adds the label persistent",
         ParsePersistent},
+       kOverlapOnly},
+      {{"root", "a rank >= 0 below the smallest of nodes, or last", Need::kOptional, "0",
+        "kind overlap, collectives with a root (ibcast, ireduce, igather, igatherv, iscatter, iscatterv): the "
+        "root rank; last = the last rank of each test",
+        ParseRoot},
        kOverlapOnly},
       {{"nodes", yaml_schema::ProcessCountType(), Need::kRequired, nullptr,
         "MPI process counts (one process per node); one test per entry (kind partitioned: 2 only)",
@@ -808,6 +844,12 @@ std::optional<CaseKind> PeekKind(const YAML::Node& doc) {
 
 }  // namespace
 
+const std::vector<std::string>& RootedCollectives() {
+  static const std::vector<std::string> kRooted = {"ibcast",   "ireduce",  "igather",
+                                                   "igatherv", "iscatter", "iscatterv"};
+  return kRooted;
+}
+
 Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& file) {
   yaml_schema::Errors errors(file);
   CaseSpec spec;
@@ -819,6 +861,7 @@ Parsed<CaseSpec> ParseCaseSpec(const std::string& yaml_text, const std::string& 
       yaml_schema::ParseFields(*doc, "", CaseFields(kind), errors, spec,
                                kind ? OtherKindKeys(*kind) : std::vector<yaml_schema::ElsewhereKey>{});
       if (errors.size() == 0) CheckLateRank(*doc, spec, errors);
+      if (errors.size() == 0) CheckRoot(*doc, spec, errors);
     }
   } catch (const YAML::Exception& e) {  // a yaml-cpp surprise must not crash the driver
     errors.Add(e.mark, "cannot read the YAML: " + e.msg);

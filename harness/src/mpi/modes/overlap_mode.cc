@@ -259,7 +259,7 @@ int RunOverlap(ModeContext& c) {
     Skip(c, std::string("persistent: ") + NoPersistentReason());
     return 0;
   }
-  std::unique_ptr<Collective> coll = MakeCollective(c.o.collective, c.comm.get(), c.o.persistent);
+  std::unique_ptr<Collective> coll = MakeCollective(c.o.collective, c.comm.get(), c.o.persistent, c.o.root);
   if (!coll) Fatal("unknown collective " + c.o.collective);
   Workers w;
   if (!StartWorkers(c, &w)) return 0;

@@ -30,7 +30,7 @@ int RunVerify(ModeContext& c) {
   Measurer m(c.comm, c.clock, barrier, c.o.sentinel == "on");
   m.SetWorkers({});
   for (const std::string& name : CollectiveNames()) {
-    std::unique_ptr<Collective> coll = MakeCollective(name, c.comm.get());
+    std::unique_ptr<Collective> coll = MakeCollective(name, c.comm.get(), false, c.o.root);
     if (!coll) Fatal("collective " + name + " is named but not registered");
     for (std::uint64_t count : {1ull, 7ull, 1000ull, 65537ull}) {
       coll->Resize(count);
