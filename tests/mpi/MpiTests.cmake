@@ -215,6 +215,20 @@ nbcguard_mpi_test(root-injected-bug TIMEOUT 200
 set_tests_properties(${_impl}.mpi.root-injected-bug PROPERTIES
   PASS_REGULAR_EXPRESSION "CONFORMANCE FAILURE: ibcast with count [0-9]+ \\([0-9]+ bytes per rank\\): rank 0: broadcast buffer element [0-9]+: expected")
 
+# The communicator a case names (case field communicator): every
+# collective verified on the communicator with the ranks reversed; and a
+# gather to root 1 of it measured with an injected bug that reads the root
+# as a rank of MPI_COMM_WORLD (world rank 1 is rank 0 there): a conformance
+# failure at the root (world rank 0, as failures name ranks), which a
+# harness that ran on the world communicator never sees.
+nbcguard_mpi_test(verify-reversed-communicator TIMEOUT 300
+  COMMAND ${_driver} verify --nodes 2 --communicator reversed --config ${_cfg} --out ${_out}/reversed)
+nbcguard_mpi_test(communicator-injected-bug TIMEOUT 200
+  COMMAND ${_driver} run ${CMAKE_CURRENT_LIST_DIR}/data/reversed-gather.yaml --no-confirm
+          --inject-bug gather-root-world --config ${_cfg} --out ${_out}/reversed-bug)
+set_tests_properties(${_impl}.mpi.communicator-injected-bug PROPERTIES
+  PASS_REGULAR_EXPRESSION "CONFORMANCE FAILURE: igather \\(communicator reversed\\) with count [0-9]+ \\([0-9]+ bytes per rank\\): rank 0: receive buffer element [0-9]+: expected")
+
 # A regression against the baseline is measured again by a second job
 # before it fails the test; --no-confirm judges on one job.
 nbcguard_mpi_test(baseline-confirm TIMEOUT 400

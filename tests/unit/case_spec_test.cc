@@ -50,6 +50,7 @@ TEST(CaseSpec, FullFileParsesToTheExpectedSpec) {
   EXPECT_EQ(c.binding, BindingPolicy::kNone);
   EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kAllow);
   EXPECT_TRUE(c.persistent);
+  EXPECT_EQ(c.communicator, "dup");
 }
 
 TEST(CaseSpec, MinimalFileGetsTheDefaults) {
@@ -68,6 +69,7 @@ TEST(CaseSpec, MinimalFileGetsTheDefaults) {
   EXPECT_EQ(c.oversubscribe, OversubscribePolicy::kRefuse);
   EXPECT_FALSE(c.persistent);
   EXPECT_EQ(c.root, 0);
+  EXPECT_EQ(c.communicator, "world");
 }
 
 // root: a rank of every test, or last (-1); the schema's text names the

@@ -168,6 +168,11 @@ TEST(TestInstance, PlansCarryTheBinding) {
   last_root.root = -1;
   EXPECT_EQ(PlanDeployment(Deployment::kBasic, "openmpi", last_root).harness_args,
             (std::vector<std::string>{"--binding", "cores", "--oversubscribe", "refuse", "--root", "-1"}));
+  CaseSpec reversed = defaults;
+  reversed.communicator = "reversed";
+  EXPECT_EQ(PlanDeployment(Deployment::kBasic, "openmpi", reversed).harness_args,
+            (std::vector<std::string>{"--binding", "cores", "--oversubscribe", "refuse", "--communicator",
+                                      "reversed"}));
 }
 
 TEST(TestInstance, DeploymentPlans) {

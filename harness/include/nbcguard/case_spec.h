@@ -34,6 +34,10 @@ struct CaseSpec {
   // kind overlap, rooted collectives (RootedCollectives()): the root rank;
   // -1 = the last rank of each test.
   int root = 0;
+  // kind overlap: the communicator the collective runs on: world (the
+  // harness's own duplicate of MPI_COMM_WORLD, default), reversed (a split
+  // with the ranks in reverse order), dup (a duplicate of its own).
+  std::string communicator = "world";
   std::vector<int> nodes;               // MPI process counts, each >= 2, unique
   int threads = 0;                      // OpenMP threads per process; 0 = auto
   std::vector<Deployment> deployments;  // unique, non-empty
@@ -64,6 +68,9 @@ struct CaseSpec {
   BindingPolicy binding = BindingPolicy::kCores;
   OversubscribePolicy oversubscribe = OversubscribePolicy::kRefuse;
 };
+
+// The values of the case field communicator.
+const std::vector<std::string>& CommunicatorNames();
 
 // The collectives with a root (the case field root applies to them).
 const std::vector<std::string>& RootedCollectives();

@@ -306,7 +306,7 @@ Command AddClockScaling(CLI::App& app, std::string* config_path) {
 Command AddVerify(CLI::App& app, std::string* config_path) {
   struct Options {
     int nodes = 2;
-    std::string fault = "none", out, root = "0";
+    std::string fault = "none", out, root = "0", communicator = "world";
   };
   auto o = std::make_shared<Options>();
   CLI::App* verify = app.add_subcommand("verify", "run every registered collective and verify its results");
@@ -315,6 +315,9 @@ Command AddVerify(CLI::App& app, std::string* config_path) {
       ->add_option("--root", o->root,
                    "the root of ibcast, ireduce, igather(v), iscatter(v): a rank below --nodes, or last")
       ->check(CLI::IsMember({"last"}) | CLI::Range(0, 4095));
+  verify
+      ->add_option("--communicator", o->communicator, "the collectives' communicator: world, reversed or dup")
+      ->check(CLI::IsMember(CommunicatorNames()));
   verify
       ->add_option("--inject-fault", o->fault, "corrupt: flip one delivered element (tests the check itself)")
       ->check(CLI::IsMember({"none", "corrupt"}));
@@ -326,7 +329,8 @@ Command AddVerify(CLI::App& app, std::string* config_path) {
                         << " (0 to " << o->nodes - 1 << ", or last)\n";
               return kUsage;
             }
-            return Verify(cfg, o->nodes, o->out, o->fault, o->root == "last" ? -1 : std::stoi(o->root));
+            return Verify(cfg, o->nodes, o->out, o->fault, o->root == "last" ? -1 : std::stoi(o->root),
+                          o->communicator);
           }};
 }
 

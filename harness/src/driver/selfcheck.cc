@@ -22,16 +22,18 @@ using json = nlohmann::json;
 
 namespace nbcguard {
 
-int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault, int root) {
+int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault, int root,
+           const std::string& communicator) {
   const fs::path dir =
       fs::path(out.empty() ? cfg.results_dir : out) / "verify" / ("n" + std::to_string(nodes));
   fs::create_directories(dir);
   const fs::path raw_path = dir / "raw.jsonl";
   fs::remove(raw_path);
-  ProcessResult r = RunProcess(LaunchCommand(cfg, nodes, cfg.harness,
-                                             {"--mode", "verify", "--fault", fault, "--root",
-                                              std::to_string(root), "--out", raw_path.string()}),
-                               {}, 300);
+  ProcessResult r =
+      RunProcess(LaunchCommand(cfg, nodes, cfg.harness,
+                               {"--mode", "verify", "--fault", fault, "--root", std::to_string(root),
+                                "--communicator", communicator, "--out", raw_path.string()}),
+                 {}, 300);
   RawRun raw = ReadRaw(raw_path.string());
   std::set<std::string> verified;
   for (const json* v : RecordsOfType(raw, record::kVerified))

@@ -15,8 +15,10 @@ namespace nbcguard {
 
 // Every registered collective at a few sizes; fault "corrupt" flips one
 // delivered element to show the check catches it.
-// root: the root of the rooted collectives (-1: the last rank).
-int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault, int root = 0);
+// root: the root of the rooted collectives (-1: the last rank);
+// communicator: world, reversed or dup (the case field's values).
+int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault, int root = 0,
+           const std::string& communicator = "world");
 
 struct BcastCheckOptions {
   int nodes = 2;

@@ -20,6 +20,8 @@ DeploymentPlan PlanDeployment(Deployment d, const std::string& impl, const CaseS
   p.harness_args = {"--binding", ToString(c.binding), "--oversubscribe", ToString(c.oversubscribe)};
   if (c.persistent) p.harness_args.push_back("--persistent");
   if (c.root != 0) p.harness_args.insert(p.harness_args.end(), {"--root", std::to_string(c.root)});
+  if (c.communicator != "world")
+    p.harness_args.insert(p.harness_args.end(), {"--communicator", c.communicator});
   if (d == Deployment::kBasic) return p;
   if (IsApplicationProgression(d)) {
     const std::string interval = Precise(c.progress_interval);

@@ -40,6 +40,26 @@ Comm::~Comm() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
+CollectiveComm::CollectiveComm(MPI_Comm base, const std::string& kind) : comm_(base) {
+  if (kind == "reversed") {
+    int rank = 0, size = 0;
+    CheckMpi(MPI_Comm_rank(base, &rank), "MPI_Comm_rank");
+    CheckMpi(MPI_Comm_size(base, &size), "MPI_Comm_size");
+    CheckMpi(MPI_Comm_split(base, 0, size - 1 - rank, &comm_), "MPI_Comm_split(reversed ranks)");
+    owned_ = true;
+  } else if (kind == "dup") {
+    CheckMpi(MPI_Comm_dup(base, &comm_), "MPI_Comm_dup");
+    owned_ = true;
+  } else if (kind != "world") {
+    Fatal("unknown communicator " + kind);
+  }
+  if (owned_) CheckMpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+}
+
+CollectiveComm::~CollectiveComm() {
+  if (owned_ && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
 bool Comm::AnyTrue(bool mine) const {
   int in = mine ? 1 : 0, out = 0;
   CheckMpi(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, comm_), "MPI_Allreduce(agree)");

@@ -55,4 +55,21 @@ class Comm {
   int rank_ = 0, size_ = 0, ranks_on_node_ = 1, node_rank_ = 0;
 };
 
+// The communicator a measured collective runs on (--communicator): world
+// is `base` itself; reversed, MPI_Comm_split of it with the ranks in
+// reverse order (rank r of base is rank n-1-r); dup, a duplicate of its
+// own. Collective: every rank makes it. Freed with this object.
+class CollectiveComm {
+ public:
+  CollectiveComm(MPI_Comm base, const std::string& kind);
+  ~CollectiveComm();
+  CollectiveComm(const CollectiveComm&) = delete;
+  CollectiveComm& operator=(const CollectiveComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  bool owned_ = false;
+};
+
 }  // namespace nbcguard

@@ -214,8 +214,12 @@ void InjectFaultAt(const ModeContext& c, int point) {
 
 int Conformance(ModeContext& c, const std::string& name, const Collective& coll, std::uint64_t count,
                 const std::string& error) {
-  // A persistent collective's failure is MPI_<Coll>_init's and MPI_Start's.
-  const std::string shown = c.o.persistent ? name + " (persistent)" : name;
+  // A persistent collective's failure is MPI_<Coll>_init's and MPI_Start's;
+  // the communicator is named when not world (ranks in messages stay world ranks).
+  std::string how = c.o.persistent ? "persistent" : "";
+  if (c.o.communicator != "world")
+    how += (how.empty() ? "" : ", ") + std::string("communicator ") + c.o.communicator;
+  const std::string shown = how.empty() ? name : name + " (" + how + ")";
   c.raw.Write(
       record::kConformanceFailure,
       {{"collective", shown}, {"count", count}, {"bytes", coll.BytesPerRank(count)}, {"error", error}});

@@ -113,6 +113,10 @@ void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes
   app.add_option("--calibration-runs", o.calibration_runs)->check(CLI::Range(1, 1000));
   AddClockOptions(app, o);
   app.add_option("--max-bytes", o.max_bytes, "largest buffer of one rank");
+  app.add_option("--communicator", o.communicator,
+                 "the collective's communicator: world (the harness's), reversed (ranks in reverse order), "
+                 "dup (a duplicate of its own)")
+      ->check(CLI::IsMember({"world", "reversed", "dup"}));
   app.add_option("--root", o.root, "the root of the rooted collectives; -1: the last rank")
       ->check(CLI::Range(-1, 1 << 20));
   app.add_flag("--persistent", o.persistent,

@@ -53,6 +53,8 @@ struct Options {
   bool persistent = false;
   // overlap, verify: the root of the rooted collectives (-1: the last rank).
   int root = 0;
+  // overlap, verify: the collective's communicator: world | reversed | dup.
+  std::string communicator = "world";
   // Where the computation runs (nbcguard/binding.h): cores | none, and
   // whether a node whose ranks need more cores than it has is measured.
   std::string binding = ToString(CaseDefaults().binding);

@@ -544,6 +544,17 @@ void ParseRoot(const Value& v, CaseSpec& c) {
   }
 }
 
+void ParseCommunicator(const Value& v, CaseSpec& c) {
+  const std::optional<std::string> s = yaml_schema::ScalarText(v.node);
+  const std::vector<std::string>& names = CommunicatorNames();
+  if (s && std::find(names.begin(), names.end(), *s) != names.end()) {
+    c.communicator = *s;
+  } else {
+    v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
+                       (s ? yaml_schema::DidYouMean(*s, names) : std::string()));
+  }
+}
+
 void ParsePersistent(const Value& v, CaseSpec& c) {
   const std::optional<std::string> s = yaml_schema::ScalarText(v.node);
   if (s && (*s == "true" || *s == "false")) {
@@ -728,6 +739,12 @@ const std::vector<CaseField>& AllCaseFields() {
         "root rank; last = the last rank of each test",
         ParseRoot},
        kOverlapOnly},
+      {{"communicator", "one of " + yaml_schema::Join(CommunicatorNames()), Need::kOptional, "world",
+        "kind overlap: the communicator the collective runs on: world (a duplicate of MPI_COMM_WORLD, "
+        "the one the harness synchronizes on), reversed (MPI_Comm_split with the ranks in reverse "
+        "order: rank r of the world is rank n-1-r), dup (a duplicate of its own)",
+        ParseCommunicator},
+       kOverlapOnly},
       {{"nodes", yaml_schema::ProcessCountType(), Need::kRequired, nullptr,
         "MPI process counts (one process per node); one test per entry (kind partitioned: 2 only)",
         ParseNodes},
@@ -843,6 +860,11 @@ std::optional<CaseKind> PeekKind(const YAML::Node& doc) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& CommunicatorNames() {
+  static const std::vector<std::string> kNames = {"world", "reversed", "dup"};
+  return kNames;
+}
 
 const std::vector<std::string>& RootedCollectives() {
   static const std::vector<std::string> kRooted = {"ibcast",   "ireduce",  "igather",

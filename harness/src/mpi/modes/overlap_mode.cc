@@ -259,7 +259,8 @@ int RunOverlap(ModeContext& c) {
     Skip(c, std::string("persistent: ") + NoPersistentReason());
     return 0;
   }
-  std::unique_ptr<Collective> coll = MakeCollective(c.o.collective, c.comm.get(), c.o.persistent, c.o.root);
+  const CollectiveComm on(c.comm.get(), c.o.communicator);  // outlives the collective
+  std::unique_ptr<Collective> coll = MakeCollective(c.o.collective, on.get(), c.o.persistent, c.o.root);
   if (!coll) Fatal("unknown collective " + c.o.collective);
   Workers w;
   if (!StartWorkers(c, &w)) return 0;

@@ -29,8 +29,9 @@ int RunVerify(ModeContext& c) {
   SyncBarrier barrier(c.comm, c.clock);
   Measurer m(c.comm, c.clock, barrier, c.o.sentinel == "on");
   m.SetWorkers({});
+  const CollectiveComm on(c.comm.get(), c.o.communicator);
   for (const std::string& name : CollectiveNames()) {
-    std::unique_ptr<Collective> coll = MakeCollective(name, c.comm.get(), false, c.o.root);
+    std::unique_ptr<Collective> coll = MakeCollective(name, on.get(), false, c.o.root);
     if (!coll) Fatal("collective " + name + " is named but not registered");
     for (std::uint64_t count : {1ull, 7ull, 1000ull, 65537ull}) {
       coll->Resize(count);
