@@ -178,7 +178,8 @@ std::string CountLine(const std::vector<Entry>& entries) {
 // Each test's reasons not to pass, the failed tests' first, then the
 // INCONCLUSIVE ones' under their own heading: heading(undecided) once
 // before a group, line(entry, reason) per reason.
-constexpr const char* kUndecidedHeading = "INCONCLUSIVE (refused points, or a limit exceeded in one job only; not a pass)";
+constexpr const char* kUndecidedHeading =
+    "INCONCLUSIVE (refused points, or a limit exceeded in one job only; not a pass)";
 template <class Heading, class Line>
 void ListReasons(const std::vector<Entry>& entries, Heading heading, Line line) {
   for (const bool undecided : {false, true}) {

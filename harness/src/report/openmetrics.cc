@@ -94,9 +94,10 @@ json Stats(const json& p, const char* key) { return p.contains(key) ? p[key] : j
 // The verdict's counts, the same for every kind of test.
 void AddVerdict(const json& verdict, const std::string& impl, const std::string& labels, int invalid,
                 Families* f) {
-  f->Add(impl + "verdict_inconclusive",
-         "1 when the test neither passed nor failed: points refused in every job, no limit exceeded in two jobs", labels,
-         verdict.value("inconclusive", false) ? 1.0 : 0.0);
+  f->Add(
+      impl + "verdict_inconclusive",
+      "1 when the test neither passed nor failed: points refused in every job, no limit exceeded in two jobs",
+      labels, verdict.value("inconclusive", false) ? 1.0 : 0.0);
   f->Add(impl + "invalid_points", "grid points without a measurement", labels, invalid);
   f->Add(impl + "limits_exceeded", "threshold limits exceeded beyond noise", labels,
          static_cast<double>(verdict.value("failures", json::array()).size()));
