@@ -90,7 +90,8 @@ TEST(CaseSpec, RootIsARankOrLast) {
   EXPECT_EQ(two.value->root, 2);
   EXPECT_FALSE(parse("3").ok());  // not a rank of the 3-rank test
   EXPECT_FALSE(parse("-1").ok());
-  const SchemaKey* root = FindKey(CaseSpecSchema(), "root");
+  const std::vector<SchemaKey> schema = CaseSpecSchema();  // FindKey points into it
+  const SchemaKey* root = FindKey(schema, "root");
   ASSERT_NE(root, nullptr);
   std::string rooted;
   for (const std::string& c : RootedCollectives()) rooted += (rooted.empty() ? "" : ", ") + c;
