@@ -204,14 +204,6 @@ void AllRanks(int upto, std::size_t i, std::vector<Source>* out) {
   for (int r = 0; r < upto; ++r) out->push_back({r, i});
 }
 
-#ifdef NBCGUARD_INIT
-#define PERSISTENT(Name, ...) return NBCGUARD_INIT(Name)(__VA_ARGS__, MPI_INFO_NULL, q)
-#else
-#define PERSISTENT(Name, ...) \
-  (void)q;                    \
-  return MPI_ERR_OTHER
-#endif
-
 // Declares Call(): "MPI_I<name>" / "MPI_<Name>_init".
 #define NAMES(Name) \
   std::string Call(bool p) const override { return p ? "MPI_" #Name "_init" : "MPI_I" + Lower(#Name); }
@@ -226,7 +218,7 @@ class Bcast : public Model {
   Bcast(const Variant& v, MPI_Comm comm) : Model(v, comm, false) {}
   NAMES(Bcast)
   int Start(MPI_Request* q) override { return MPI_Ibcast(RecvPtr(), c_, T(), root_, comm_, q); }
-  int Init(MPI_Request* q) override { PERSISTENT(Bcast, RecvPtr(), c_, T(), root_, comm_); }
+  int Init(MPI_Request* q) override { NBCGUARD_INIT_CALL(Bcast, RecvPtr(), c_, T(), root_, comm_); }
 
  protected:
   // The root's data is the buffer itself.
@@ -243,7 +235,9 @@ class Reduce : public Model {
   int Start(MPI_Request* q) override {
     return MPI_Ireduce(SendPtr(), RecvPtr(), c_, T(), op_, root_, comm_, q);
   }
-  int Init(MPI_Request* q) override { PERSISTENT(Reduce, SendPtr(), RecvPtr(), c_, T(), op_, root_, comm_); }
+  int Init(MPI_Request* q) override {
+    NBCGUARD_INIT_CALL(Reduce, SendPtr(), RecvPtr(), c_, T(), op_, root_, comm_);
+  }
 
  protected:
   Blocks SendBlocks(int) const override { return Contiguous(1, c_); }
@@ -257,7 +251,9 @@ class Allreduce : public Model {
   Allreduce(const Variant& v, MPI_Comm comm) : Model(v, comm, true) {}
   NAMES(Allreduce)
   int Start(MPI_Request* q) override { return MPI_Iallreduce(SendPtr(), RecvPtr(), c_, T(), op_, comm_, q); }
-  int Init(MPI_Request* q) override { PERSISTENT(Allreduce, SendPtr(), RecvPtr(), c_, T(), op_, comm_); }
+  int Init(MPI_Request* q) override {
+    NBCGUARD_INIT_CALL(Allreduce, SendPtr(), RecvPtr(), c_, T(), op_, comm_);
+  }
 
  protected:
   Blocks SendBlocks(int) const override { return Contiguous(1, c_); }
@@ -303,7 +299,9 @@ class Allgather : public Model {
   int Start(MPI_Request* q) override {
     return MPI_Iallgather(SendPtr(), c_, T(), RecvPtr(), c_, T(), comm_, q);
   }
-  int Init(MPI_Request* q) override { PERSISTENT(Allgather, SendPtr(), c_, T(), RecvPtr(), c_, T(), comm_); }
+  int Init(MPI_Request* q) override {
+    NBCGUARD_INIT_CALL(Allgather, SendPtr(), c_, T(), RecvPtr(), c_, T(), comm_);
+  }
 
  protected:
   Blocks SendBlocks(int) const override { return Contiguous(1, c_); }
@@ -322,8 +320,8 @@ class Allgatherv : public Model {
                            recv_blocks_.displs.data(), T(), comm_, q);
   }
   int Init(MPI_Request* q) override {
-    PERSISTENT(Allgatherv, SendPtr(), VCount(c_, me_), T(), RecvPtr(), recv_blocks_.counts.data(),
-               recv_blocks_.displs.data(), T(), comm_);
+    NBCGUARD_INIT_CALL(Allgatherv, SendPtr(), VCount(c_, me_), T(), RecvPtr(), recv_blocks_.counts.data(),
+                       recv_blocks_.displs.data(), T(), comm_);
   }
 
  protected:
@@ -345,7 +343,9 @@ class Alltoall : public Model {
   int Start(MPI_Request* q) override {
     return MPI_Ialltoall(SendPtr(), c_, T(), RecvPtr(), c_, T(), comm_, q);
   }
-  int Init(MPI_Request* q) override { PERSISTENT(Alltoall, SendPtr(), c_, T(), RecvPtr(), c_, T(), comm_); }
+  int Init(MPI_Request* q) override {
+    NBCGUARD_INIT_CALL(Alltoall, SendPtr(), c_, T(), RecvPtr(), c_, T(), comm_);
+  }
 
  protected:
   Blocks SendBlocks(int) const override { return Contiguous(n_, c_); }
@@ -418,7 +418,7 @@ class Gather : public Model {
     return MPI_Igather(SendPtr(), c_, T(), RecvPtr(), c_, T(), root_, comm_, q);
   }
   int Init(MPI_Request* q) override {
-    PERSISTENT(Gather, SendPtr(), c_, T(), RecvPtr(), c_, T(), root_, comm_);
+    NBCGUARD_INIT_CALL(Gather, SendPtr(), c_, T(), RecvPtr(), c_, T(), root_, comm_);
   }
 
  protected:
@@ -440,8 +440,8 @@ class Gatherv : public Allgatherv {
                         recv_blocks_.displs.data(), T(), root_, comm_, q);
   }
   int Init(MPI_Request* q) override {
-    PERSISTENT(Gatherv, SendPtr(), VCount(c_, me_), T(), RecvPtr(), recv_blocks_.counts.data(),
-               recv_blocks_.displs.data(), T(), root_, comm_);
+    NBCGUARD_INIT_CALL(Gatherv, SendPtr(), VCount(c_, me_), T(), RecvPtr(), recv_blocks_.counts.data(),
+                       recv_blocks_.displs.data(), T(), root_, comm_);
   }
 
  protected:
@@ -461,7 +461,7 @@ class Scatter : public Model {
     return MPI_Iscatter(send_.data(), c_, T(), R(), c_, T(), root_, comm_, q);
   }
   int Init(MPI_Request* q) override {
-    PERSISTENT(Scatter, send_.data(), c_, T(), R(), c_, T(), root_, comm_);
+    NBCGUARD_INIT_CALL(Scatter, send_.data(), c_, T(), R(), c_, T(), root_, comm_);
   }
 
  protected:
@@ -486,8 +486,8 @@ class Scatterv : public Scatter {
                          VCount(c_, me_), T(), root_, comm_, q);
   }
   int Init(MPI_Request* q) override {
-    PERSISTENT(Scatterv, send_.data(), root_blocks_.counts.data(), root_blocks_.displs.data(), T(), R(),
-               VCount(c_, me_), T(), root_, comm_);
+    NBCGUARD_INIT_CALL(Scatterv, send_.data(), root_blocks_.counts.data(), root_blocks_.displs.data(), T(),
+                       R(), VCount(c_, me_), T(), root_, comm_);
   }
 
  protected:

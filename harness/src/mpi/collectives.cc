@@ -13,13 +13,6 @@
 // Start, Blocking and Init of one collective from its one argument list:
 // MPI_<NB>(args..., request), MPI_<B>(args...) and the persistent
 // MPI_<B>_init(args..., MPI_INFO_NULL, request) (persistent.h).
-#ifdef NBCGUARD_INIT
-#define NBCGUARD_INIT_CALL(B, ...) return NBCGUARD_INIT(B)(__VA_ARGS__, MPI_INFO_NULL, q)
-#else
-#define NBCGUARD_INIT_CALL(B, ...) \
-  (void)q;                         \
-  return MPI_ERR_OTHER
-#endif
 #define NBCGUARD_CALLS(NB, B, ...)                                        \
   int Start(MPI_Request* q) override { return MPI_##NB(__VA_ARGS__, q); } \
   int Blocking() override { return MPI_##B(__VA_ARGS__); }                \

@@ -20,6 +20,16 @@
 #define NBCGUARD_PERSISTENT "Open MPI's MPIX_ extension"
 #endif
 
+// The body of an Init(MPI_Request* q): `return MPI_<Name>_init(args...,
+// MPI_INFO_NULL, q)`, or MPI_ERR_OTHER where the library has none.
+#ifdef NBCGUARD_INIT
+#define NBCGUARD_INIT_CALL(Name, ...) return NBCGUARD_INIT(Name)(__VA_ARGS__, MPI_INFO_NULL, q)
+#else
+#define NBCGUARD_INIT_CALL(Name, ...) \
+  (void)q;                            \
+  return MPI_ERR_OTHER
+#endif
+
 namespace nbcguard {
 
 // Where the persistent collectives come from ("MPI-4", "Open MPI's MPIX_

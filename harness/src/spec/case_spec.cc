@@ -544,15 +544,14 @@ void ParseRoot(const Value& v, CaseSpec& c) {
   }
 }
 
-void ParseCommunicator(const Value& v, CaseSpec& c) {
-  const std::optional<std::string> s = yaml_schema::ScalarText(v.node);
+std::optional<std::string> ParseCommunicatorName(const std::string& name) {
   const std::vector<std::string>& names = CommunicatorNames();
-  if (s && std::find(names.begin(), names.end(), *s) != names.end()) {
-    c.communicator = *s;
-  } else {
-    v.Fail(v.node, "expected " + v.type + "; got " + yaml_schema::Describe(v.node) +
-                       (s ? yaml_schema::DidYouMean(*s, names) : std::string()));
-  }
+  if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
+  return name;
+}
+
+void ParseCommunicator(const Value& v, CaseSpec& c) {
+  ParseChoice(v, ParseCommunicatorName, CommunicatorNames(), c.communicator);
 }
 
 void ParsePersistent(const Value& v, CaseSpec& c) {
