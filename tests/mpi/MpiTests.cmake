@@ -193,6 +193,16 @@ nbcguard_mpi_test(confirm-failure TIMEOUT 300
           -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/confirm-thresholds
           -P ${CMAKE_CURRENT_LIST_DIR}/check_confirm.cmake)
 
+# A rank of the r_mpi_impact job falling behind twice (a busy machine,
+# --inject-fault impact-late) refuses the points r_mpi_impact judges; the
+# second job measures them; never a harness failure.
+nbcguard_mpi_test(impact-disturbed TIMEOUT 120
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/impact-disturbed
+          -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/impact-disturbed.yaml
+          -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/impact-thresholds
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_impact_disturbed.cmake)
+set_property(TEST ${_impl}.mpi.impact-disturbed PROPERTY SKIP_REGULAR_EXPRESSION "impact-disturbed INCONCLUSIVE")
+
 # A persistent collective measured by the overlap method: MPI_Bcast_init
 # once per size (cost reported apart), MPI_Start per sample; an injected
 # bug of MPI_Bcast_init is caught (check_persistent.cmake).

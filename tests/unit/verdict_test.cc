@@ -356,6 +356,34 @@ TEST(VerdictTest, CpuBusyNotMeasuredIsInvalidNotZero) {
   EXPECT_NE(v.invalid[0].line.find("no measured cpu_busy_nbc"), std::string::npos) << v.invalid[0].line;
 }
 
+// r_mpi_impact left unmeasured by a disturbance (its job's rank fell behind
+// twice) refuses the points a rule on it judges: INCONCLUSIVE, not FAIL;
+// another metric unmeasured at the same point still makes it invalid.
+TEST(VerdictTest, ImpactRefusedByADisturbanceIsUndecided) {
+  auto grid = Grid();
+  PointResult* p = Find(grid, 1e-3, 1e-3);
+  p->r_mpi_impact = S(kNaN, kNaN, kNaN);
+  p->mpi_impact_refused = "a rank of the computation with MPI idle fell behind its start times twice";
+  Verdict v = Evaluate(grid, Ctx(), {MakeRule("impact", {Max(Metric::kMpiImpact, 1.1)})});
+  EXPECT_FALSE(v.pass);
+  EXPECT_TRUE(v.Inconclusive()) << v.Summary();
+  ASSERT_EQ(v.invalid.size(), 1u);
+  EXPECT_TRUE(v.invalid[0].refused);
+  EXPECT_NE(
+      v.invalid[0].line.find("no measured r_mpi_impact: refused, a rank of the computation with MPI idle"),
+      std::string::npos)
+      << v.invalid[0].line;
+  p->cpu_busy_nbc = S(kNaN, kNaN, kNaN);
+  v = Evaluate(grid, Ctx(),
+               {MakeRule("both", {Max(Metric::kMpiImpact, 1.1), Max(Metric::kCpuBusyNbc, 0.5)})});
+  EXPECT_FALSE(v.Inconclusive()) << v.Summary();
+  EXPECT_EQ(v.invalid.size(), 10u);  // the refused line, and cpu_busy_nbc nowhere measured
+  // Without the reason, a missing r_mpi_impact is a point not measured.
+  p->mpi_impact_refused.clear();
+  v = Evaluate(grid, Ctx(), {MakeRule("impact", {Max(Metric::kMpiImpact, 1.1)})});
+  EXPECT_FALSE(v.Inconclusive()) << v.Summary();
+}
+
 TEST(VerdictTest, NaNMedianOfCheckedMetricIsInvalid) {
   auto grid = Grid();
   Find(grid, 1e-3, 1e-3)->r_mpi_impact = S(kNaN, kNaN, kNaN);

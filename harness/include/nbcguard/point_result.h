@@ -89,6 +89,10 @@ struct PointResult {
   // MPI_<Coll>_init at this point's size, the slowest rank's median of
   // kInitTimings calls; apart from every ratio. NaN when not persistent.
   double init_s = std::numeric_limits<double>::quiet_NaN();
+  // Why r_mpi_impact is missing when a disturbance refused its jobs (a rank
+  // fell behind twice: impact_jobs.h); empty otherwise. A rule limiting
+  // r_mpi_impact then refuses the point (undecided), never fails it.
+  std::string mpi_impact_refused;
 
   // Per rank, medians over the communication-alone samples, on the global
   // clock relative to the first rank's start: when each rank started, how

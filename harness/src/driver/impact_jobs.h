@@ -46,6 +46,11 @@ struct ImpactRuns {
   std::vector<nlohmann::json> passive;  // "passive" records of the MPI jobs, each with its "round"
   NoMpiTimes no_mpi;                    // per size and round: slowest process per repetition
   std::string error;
+  // A disturbance that left r_mpi_impact unmeasured: a rank fell behind the
+  // agreed start instants in two launches running (a busy machine, not the
+  // library). Every round is then dropped (passive and no_mpi empty): the
+  // points r_mpi_impact limits are refused, not the job failed.
+  std::string disturbed;
   std::vector<std::string> exit_hangs;  // jobs killed after their last record (ExitHangWarning)
 };
 
@@ -66,6 +71,9 @@ struct ImpactSetup {
   // Where the overlap job's computation ran (RankCpusArg, binding.h): both
   // kinds of job bind theirs the same way; empty when it was left unbound.
   std::string thread_cpus, process_cpus;
+  // --inject-fault impact-late: every launch of the job with MPI idle is
+  // taken as one whose rank fell behind (tests the disturbed path).
+  bool inject_late = false;
 };
 
 ImpactRuns RunImpact(const ImpactSetup& setup, Watchdog* watchdog);

@@ -136,14 +136,17 @@ void AddMeasurementOptions(CLI::App* run, RunOptions* ro) {
       ->check(CLI::IsMember(DeploymentNames()));
   run->add_option("--timeout", ro->timeout, "seconds for each test (default: the case's timeout)")
       ->check(TimeoutSeconds());
-  run->add_option("--inject-fault", ro->fault,
-                  "make rank 1 exit or hang at the second grid point (tests the "
-                  "failure handling); corrupt (kind: partitioned): flip one received "
-                  "byte of the partitioned mechanism (tests the data check); hang-at-exit: rank 1 "
-                  "hangs after the last record instead of finalizing (the job is killed, the run kept); "
-                  "refuse-first (kind: overlap): the first job's first valid point is refused as by a "
-                  "validity gate (tests the confirmation)")
-      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit", "refuse-first"}));
+  run->add_option(
+         "--inject-fault", ro->fault,
+         "make rank 1 exit or hang at the second grid point (tests the "
+         "failure handling); corrupt (kind: partitioned): flip one received "
+         "byte of the partitioned mechanism (tests the data check); hang-at-exit: rank 1 "
+         "hangs after the last record instead of finalizing (the job is killed, the run kept); "
+         "refuse-first (kind: overlap): the first job's first valid point is refused as by a "
+         "validity gate (tests the confirmation); impact-late (kind: overlap): a rank of the first job's "
+         "r_mpi_impact job with MPI idle is taken as fallen behind, twice (its points refused)")
+      ->check(
+          CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit", "refuse-first", "impact-late"}));
   run->add_option("--inject-bug", ro->bug,
                   "preload libnbcguard-bugs.so with this implementation bug (docs/conformance.md) into the "
                   "ranks (kind: overlap, no reference behaviour): the run must end in a conformance failure "

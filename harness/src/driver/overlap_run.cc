@@ -103,7 +103,8 @@ std::string Built(const std::string& path) {
 // Empty when the test must measure its own: a reference behaviour, or reuse
 // switched off (--impact-reuse 0, the confirming job).
 std::string ImpactKey(const JobSetup& s, const ImpactSetup& impact) {
-  if (s.test.spec.reference.active() || !(s.ro.impact_reuse > 0)) return "";
+  // --inject-fault impact-late disturbs the job's own measurement.
+  if (s.test.spec.reference.active() || !(s.ro.impact_reuse > 0) || s.ro.fault == "impact-late") return "";
   return "implementation=" + s.cfg.implementation + " harness=" + Built(s.cfg.harness) +
          " compute=" + Built(s.cfg.compute) + " nodes=" + std::to_string(impact.nodes) +
          " threads=" + std::to_string(impact.threads) + " deployment=" + CacheDeployment(s) +
@@ -214,6 +215,7 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, double harness_seconds, bool
   ImpactSetup impact{s.cfg, s.test.nodes, threads_, {}, {}, ImpactRepsPerRound(s.test.spec.repetitions),
                      s.dir, s.plan.env,   s.left,   0,  {}, {}};
   BindImpactJobs(*raw, &impact);
+  impact.inject_late = s.ro.fault == "impact-late";
   if (phase_times_.is_object() && phase_times_.contains("total") && phase_times_["total"].is_number())
     impact.launch_seconds = harness_seconds - phase_times_["total"].get<double>();
   for (const json* p : RecordsOfType(*raw, record::kCompCalibration)) {
@@ -252,12 +254,17 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, double harness_seconds, bool
     if (!missing.targets.empty()) {
       ImpactRuns runs = RunImpact(missing, watchdog);
       no_mpi_error_ = runs.error;
+      impact_disturbed_ = runs.disturbed;
       exit_hangs_ = runs.exit_hangs;
+      if (!runs.disturbed.empty())
+        std::cout << "r_mpi_impact not measured: " << runs.disturbed
+                  << "; the points it limits are refused (undecided, measured again by a second job)\n";
       const ImpactMeasurement measured{runs.passive, runs.no_mpi};
       for (double target : missing.targets) {
         json src = {{"comp_target", target}, {"reused", false}};
         const std::string tkey = ImpactTargetKey(key, target);
-        if (!tkey.empty() && runs.error.empty()) {
+        if (!runs.disturbed.empty()) src["disturbed"] = runs.disturbed;
+        if (!tkey.empty() && runs.error.empty() && runs.disturbed.empty()) {
           if (const std::string e =
                   StoreImpact(store, tkey, ForTarget(measured, target), s.test.Id(), RealtimeSeconds());
               !e.empty())
@@ -335,6 +342,7 @@ json OverlapJob::Results(const RawRun& raw, const Verdict& v) const {
 void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* results,
                           std::ostream& out) const {
   if (!no_mpi_error_.empty()) (*results)["no_mpi_error"] = no_mpi_error_;
+  if (!impact_disturbed_.empty()) (*results)["mpi_impact_refused"] = impact_disturbed_;
   if (!impact_source_.is_null()) (*results)["mpi_impact_source"] = impact_source_;
   for (const std::string& job : exit_hangs_) (*results)["exit_hangs"].push_back(job);
   if (impact_source_.is_object() && impact_source_.value("reused", false)) {
@@ -364,6 +372,13 @@ void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* resu
     (*results)["reference_delivered"] = ReadReferenceLog(s.dir / "reference.jsonl");
     PrintReferenceDelivered(out, (*results)["reference_delivered"]);
   }
+}
+
+void OverlapJob::Reduce(const RawRun& raw) {
+  red_ = nbcguard::Reduce(raw, no_mpi_);
+  if (impact_disturbed_.empty()) return;
+  for (PointResult& p : red_.points)
+    if (std::isnan(p.r_mpi_impact.median)) p.mpi_impact_refused = impact_disturbed_;
 }
 
 void OverlapJob::RefuseFirstPoint(const std::string& why) {
@@ -405,7 +420,8 @@ std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::p
   }
   RunOptions fresh = t.ro;
   fresh.impact_reuse = 0;
-  if (fresh.fault == "refuse-first") fresh.fault = "none";  // the first job's only
+  if (fresh.fault == "refuse-first" || fresh.fault == "impact-late")
+    fresh.fault = "none";  // the first job's only
   JobOutcome second =
       MeasureJob(t.cfg, again, t.specs, fresh, t.dir / subdir, "confirmation.json", t.started, false);
   if (InterruptSignal() != 0) {

@@ -18,7 +18,8 @@ class OverlapJob : public JobKind {
   WatchShape Shape(const JobSetup& s) const override;
   std::string MoreJobs(const JobSetup& s, double harness_seconds, bool harness_ok, RawRun* raw,
                        Watchdog* watchdog) override;
-  void Reduce(const RawRun& raw) override { red_ = nbcguard::Reduce(raw, no_mpi_); }
+  // Points left without r_mpi_impact by a disturbance carry its reason.
+  void Reduce(const RawRun& raw) override;
   void RefuseFirstPoint(const std::string& why) override;
   std::string ConformanceError() const override { return red_.conformance_error; }
   Verdict Evaluate(const TestContext& test, const std::vector<Rule>& rules,
@@ -41,6 +42,7 @@ class OverlapJob : public JobKind {
   nlohmann::json phase_times_;  // the harness's own phases (rank 0's clock)
   NoMpiTimes no_mpi_;
   std::string no_mpi_error_;
+  std::string impact_disturbed_;  // ImpactRuns::disturbed: r_mpi_impact refused, not failed
   double impact_seconds_ = 0;
   nlohmann::json impact_source_;
   std::vector<std::string> exit_hangs_;  // r_mpi_impact jobs killed after their last record  // results.json

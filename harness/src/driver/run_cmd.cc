@@ -21,8 +21,8 @@ std::string OptionsError(const CaseSpec& c, const RunOptions& ro) {
     return "--inject-bug applies to kind: overlap cases measuring the MPI library (" + c.file +
            " is kind: " + ToString(c.kind) +
            (c.kind == CaseKind::kOverlap ? ", with a reference behaviour" : "") + ")";
-  if (c.kind == CaseKind::kPartitioned && ro.fault == "refuse-first")
-    return "--inject-fault refuse-first applies to kind: overlap cases only (" + c.file +
+  if (c.kind == CaseKind::kPartitioned && (ro.fault == "refuse-first" || ro.fault == "impact-late"))
+    return "--inject-fault " + ro.fault + " applies to kind: overlap cases only (" + c.file +
            " is kind: partitioned)";
   if (c.kind == CaseKind::kOverlap && ro.fault == "corrupt")
     return "--inject-fault corrupt applies to kind: partitioned cases only (" + c.file + " is kind: overlap)";

@@ -262,6 +262,14 @@ Verdict Evaluate(const std::vector<PointResult>& points, const TestContext& test
                                          rule),
                              at, true});
       }
+      // r_mpi_impact refused by a disturbance: the point is undecided, as
+      // one a validity gate refused.
+      const auto impact = std::find(unmeasured.begin(), unmeasured.end(), Metric::kMpiImpact);
+      if (impact != unmeasured.end() && !p.mpi_impact_refused.empty()) {
+        unmeasured.erase(impact);
+        v.invalid.push_back(
+            {InvalidLine(p, "no measured r_mpi_impact: refused, " + p.mpi_impact_refused, rule), at, true});
+      }
       if (!unmeasured.empty()) {
         std::string names;
         for (Metric m : unmeasured) names += (names.empty() ? "" : ", ") + std::string(MetricName(m));
