@@ -384,6 +384,23 @@ TEST(VerdictTest, ImpactRefusedByADisturbanceIsUndecided) {
   EXPECT_FALSE(v.Inconclusive()) << v.Summary();
 }
 
+// What a confirming job must measure: a metric some applying rule limits
+// at one of its points (its region), and nothing else.
+TEST(VerdictTest, RulesLimitLooksAtTheRulesThatApplyAndTheirRegions) {
+  Rule impact = MakeRule("impact", {Max(Metric::kMpiImpact, 1.3)});
+  impact.region.comm_min = 4e-3;
+  const Rule overhead = MakeRule("overhead", {Max(Metric::kOverhead, 0.5)});
+  const std::vector<std::pair<double, double>> small = {{1e-3, 1e-3}}, large = {{1e-3, 1e-3}, {16e-3, 4e-3}};
+  EXPECT_FALSE(RulesLimit({overhead}, Ctx(), Metric::kMpiImpact, large));
+  EXPECT_TRUE(RulesLimit({overhead}, Ctx(), Metric::kOverhead, small));
+  EXPECT_FALSE(RulesLimit({overhead, impact}, Ctx(), Metric::kMpiImpact, small));  // outside its region
+  EXPECT_TRUE(RulesLimit({overhead, impact}, Ctx(), Metric::kMpiImpact, large));
+  EXPECT_FALSE(RulesLimit({overhead, impact}, Ctx(), Metric::kMpiImpact, {}));
+  Rule other = impact;
+  other.match.deployments = {Deployment::kBasic};  // the context is the progress deployment
+  EXPECT_FALSE(RulesLimit({other}, Ctx(), Metric::kMpiImpact, large));
+}
+
 TEST(VerdictTest, NaNMedianOfCheckedMetricIsInvalid) {
   auto grid = Grid();
   Find(grid, 1e-3, 1e-3)->r_mpi_impact = S(kNaN, kNaN, kNaN);

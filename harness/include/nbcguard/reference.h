@@ -51,6 +51,13 @@ struct ReferenceSpec {
 
   double Duration(std::uint64_t bytes) const { return latency + static_cast<double>(bytes) / bandwidth; }
   bool active() const { return behaviour != ReferenceBehaviour::kNone; }
+  // Whether the behaviour changes what MPI does while idle (it takes CPU
+  // from MPI_Init on): then r_mpi_impact is the behaviour's, not the
+  // library's, and a run measures its own. The others act inside the
+  // collective's calls only.
+  bool ChangesIdleState() const {
+    return behaviour == ReferenceBehaviour::kPassiveImpact || behaviour == ReferenceBehaviour::kSlowRank;
+  }
   // "deferred (latency 20us, bandwidth 50 MB/s)": for headers and logs.
   std::string Describe() const;
 };

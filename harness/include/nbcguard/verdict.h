@@ -26,6 +26,11 @@ struct TestContext {
 
 bool RuleApplies(const Rule& rule, const TestContext& test);
 
+// Whether a rule applying to `test` limits `metric` at any of the points
+// `at` ((comm, comp) seconds): what judging those points needs measured.
+bool RulesLimit(const std::vector<Rule>& rules, const TestContext& test, Metric metric,
+                const std::vector<std::pair<double, double>>& at);
+
 struct Finding {
   std::string rule;  // rule name
   SourceLocation rule_where;

@@ -100,12 +100,21 @@ std::string Built(const std::string& path) {
 
 // What r_mpi_impact depends on besides the computation target
 // (impact_store.h): the same text and target mean the same measurement.
-// Empty when the test must measure its own: a reference behaviour, or reuse
-// switched off (--impact-reuse 0, the confirming job).
+// Empty when the test must measure its own: a reference behaviour that
+// changes the idle state (passive-impact, slow-rank), or reuse switched off
+// (--impact-reuse 0, the confirming job). A reference behaviour acting only
+// inside the collective's calls shares the library's measurement, keyed by
+// its parameters (in the deployment's environment) and its library's build.
 std::string ImpactKey(const JobSetup& s, const ImpactSetup& impact) {
+  const ReferenceSpec& ref = s.test.spec.reference;
   // --inject-fault impact-late disturbs the job's own measurement.
-  if (s.test.spec.reference.active() || !(s.ro.impact_reuse > 0) || s.ro.fault == "impact-late") return "";
-  return "implementation=" + s.cfg.implementation + " harness=" + Built(s.cfg.harness) +
+  if (ref.ChangesIdleState() || !(s.ro.impact_reuse > 0) || s.ro.fault == "impact-late") return "";
+  std::string reference;
+  if (ref.active()) {
+    const auto preload = s.cfg.harness_env.find("LD_PRELOAD");
+    reference = " reference_library=" + (preload == s.cfg.harness_env.end() ? "?" : Built(preload->second));
+  }
+  return "implementation=" + s.cfg.implementation + reference + " harness=" + Built(s.cfg.harness) +
          " compute=" + Built(s.cfg.compute) + " nodes=" + std::to_string(impact.nodes) +
          " threads=" + std::to_string(impact.threads) + " deployment=" + CacheDeployment(s) +
          " thread_cpus=" + impact.thread_cpus + " process_cpus=" + impact.process_cpus +
@@ -224,7 +233,11 @@ std::string OverlapJob::MoreJobs(const JobSetup& s, double harness_seconds, bool
     impact.targets.push_back((*p)["target"]);
   }
   const auto start = std::chrono::steady_clock::now();
-  if (harness_ok && RecordsOfType(*raw, record::kConformanceFailure).empty()) {
+  if (!s.ro.mpi_impact) {
+    impact_skipped_ = true;
+    std::cout << "r_mpi_impact: not measured by this job (what it confirms is judged on other ratios)\n";
+  }
+  if (harness_ok && s.ro.mpi_impact && RecordsOfType(*raw, record::kConformanceFailure).empty()) {
     const std::string cache_dir = CalibrationCacheDir(s);
     const fs::path store = cache_dir.empty() ? fs::path() : fs::path(cache_dir) / "impact";
     const std::string key = store.empty() ? std::string() : ImpactKey(s, impact);
@@ -343,6 +356,7 @@ void OverlapJob::Complete(const JobSetup& s, const ProcessResult& hr, json* resu
                           std::ostream& out) const {
   if (!no_mpi_error_.empty()) (*results)["no_mpi_error"] = no_mpi_error_;
   if (!impact_disturbed_.empty()) (*results)["mpi_impact_refused"] = impact_disturbed_;
+  if (impact_skipped_) (*results)["mpi_impact_skipped"] = true;
   if (!impact_source_.is_null()) (*results)["mpi_impact_source"] = impact_source_;
   for (const std::string& job : exit_hangs_) (*results)["exit_hangs"].push_back(job);
   if (impact_source_.is_object() && impact_source_.value("reused", false)) {
@@ -395,7 +409,8 @@ void OverlapJob::RefuseFirstPoint(const std::string& why) {
 namespace {
 
 // A second, independent job of the test at the points `at` (its
-// r_mpi_impact measured anew), into t.dir/subdir/confirmation.json: not a
+// r_mpi_impact measured anew when `impact`, else not at all: what it
+// confirms needs no r_mpi_impact), into t.dir/subdir/confirmation.json: not a
 // results.json, so that summaries and envelopes see one result per test.
 // `why` says what is confirmed ("confirmation: ...; a failure must be seen
 // by two independent jobs"). Only when at least half of what the first job
@@ -404,7 +419,8 @@ namespace {
 // run was interrupted during it: the first job's verdict stands.
 // *confirmation gets "points", "results" and any "error".
 std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::pair<double, double>>& at,
-                                    const std::string& subdir, const std::string& why, json* confirmation) {
+                                    const std::string& subdir, const std::string& why, bool impact,
+                                    json* confirmation) {
   const CaseSpec& c = t.test.spec;
   const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t.started).count();
   TestInstance again = t.test;
@@ -420,6 +436,7 @@ std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::p
   }
   RunOptions fresh = t.ro;
   fresh.impact_reuse = 0;
+  fresh.mpi_impact = impact;
   if (fresh.fault == "refuse-first" || fresh.fault == "impact-late")
     fresh.fault = "none";  // the first job's only
   JobOutcome second =
@@ -443,6 +460,11 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   for (const InvalidPoint& i : fv.invalid)
     if (i.at) at.push_back(*i.at);  // Evaluate gives every overlap point its place
   for (const Finding& f : fv.failures) at.emplace_back(f.comm_target, f.comp_target);
+  // r_mpi_impact only when a rule limits it at a point measured again (the
+  // second job's verdict then judges it there too); else its jobs would
+  // measure what nothing reads.
+  const std::vector<Rule> rules = first->spec ? first->spec->rules : std::vector<Rule>{};
+  const bool impact = RulesLimit(rules, JudgedContext(t.cfg, t.test), Metric::kMpiImpact, at);
   Verdict final_verdict = fv;
   json confirmation = json::object();
   const std::optional<JobOutcome> second =
@@ -450,7 +472,7 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
                 "confirmation: " + std::to_string(fv.failures.size()) + " limit(s) exceeded beyond noise, " +
                     std::to_string(fv.invalid.size()) +
                     " invalid point(s); a failure must be seen by two independent jobs",
-                &confirmation);
+                impact, &confirmation);
   if (!second && InterruptSignal() != 0) {
     first->results["confirmation"] = confirmation;
     if (const std::string e = WriteResults(first->results_path, first->results); !e.empty())
@@ -460,9 +482,8 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   if (second) {
     const auto* second_kind = dynamic_cast<const OverlapJob*>(second->kind.get());
     const std::optional<BetweenRunNoise> noise = NoiseFor(t.cfg, t.test, t.ro);
-    final_verdict =
-        Confirm(fv, second_kind->reduction().points, JudgedContext(t.cfg, t.test),
-                first->spec ? first->spec->rules : std::vector<Rule>{}, noise ? &*noise : nullptr);
+    final_verdict = Confirm(fv, second_kind->reduction().points, JudgedContext(t.cfg, t.test), rules,
+                            noise ? &*noise : nullptr);
   }
   // Limits exceeded at points only the second job could judge (the first
   // could not measure them or refused its measurement): seen by one job, so
@@ -471,12 +492,12 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
     std::vector<std::pair<double, double>> one;
     for (const Finding& f : final_verdict.one_job) one.emplace_back(f.comm_target, f.comp_target);
     json third_confirmation = json::object();
-    const std::optional<JobOutcome> third =
-        SecondJob(t, one, "confirm-third",
-                  "confirmation: " + std::to_string(one.size()) +
-                      " limit(s) exceeded by the second job at points the first job could not judge; a "
-                      "failure must be seen by two independent jobs",
-                  &third_confirmation);
+    const std::optional<JobOutcome> third = SecondJob(
+        t, one, "confirm-third",
+        "confirmation: " + std::to_string(one.size()) +
+            " limit(s) exceeded by the second job at points the first job could not judge; a "
+            "failure must be seen by two independent jobs",
+        RulesLimit(rules, JudgedContext(t.cfg, t.test), Metric::kMpiImpact, one), &third_confirmation);
     confirmation["third"] = third_confirmation;
     if (third) {
       const auto* third_kind = dynamic_cast<const OverlapJob*>(third->kind.get());
@@ -533,11 +554,16 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
     for (const Change& c : found)
       at.emplace_back(std::isnan(c.comm_target) ? t.test.spec.comm_times.front() : c.comm_target,
                       c.comp_target);
-    second = SecondJob(t, at, "confirm-baseline",
-                       "baseline: " + std::to_string(found.size()) +
-                           " regression(s) against the baseline; a regression must be seen by two "
-                           "independent jobs",
-                       &confirmation);
+    second =
+        SecondJob(t, at, "confirm-baseline",
+                  "baseline: " + std::to_string(found.size()) +
+                      " regression(s) against the baseline; a regression must be seen by two "
+                      "independent jobs",
+                  std::any_of(found.begin(), found.end(),
+                              [](const Change& c) { return !c.speed && c.metric == Metric::kMpiImpact; }) ||
+                      RulesLimit(first->spec ? first->spec->rules : std::vector<Rule>{},
+                                 JudgedContext(t.cfg, t.test), Metric::kMpiImpact, at),
+                  &confirmation);
     if (InterruptSignal() != 0) return rc;  // cut short: nothing more is decided
     if (second && !second->results_path.empty()) {
       std::cout << "baseline: the second job against the baseline:\n";

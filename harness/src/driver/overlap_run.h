@@ -42,6 +42,7 @@ class OverlapJob : public JobKind {
   nlohmann::json phase_times_;  // the harness's own phases (rank 0's clock)
   NoMpiTimes no_mpi_;
   std::string no_mpi_error_;
+  bool impact_skipped_ = false;   // RunOptions::mpi_impact false: no r_mpi_impact jobs ran
   std::string impact_disturbed_;  // ImpactRuns::disturbed: r_mpi_impact refused, not failed
   double impact_seconds_ = 0;
   nlohmann::json impact_source_;

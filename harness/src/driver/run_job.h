@@ -47,6 +47,9 @@ struct RunOptions {
   // test of the same library build, ranks, deployment, threads, cpus and
   // computation targets (nbcguard/impact_store.h); 0: every test measures.
   double impact_reuse = 600;
+  // False: the job runs no r_mpi_impact jobs (a confirming job whose
+  // verdict judges no r_mpi_impact; SecondJob in overlap_run.cc).
+  bool mpi_impact = true;
   // The results history whose between-run spread a limit must also be
   // exceeded by (--history, default $NBCGUARD_HISTORY; empty: none) and the
   // system whose series count; `between` is filled from it once per run.

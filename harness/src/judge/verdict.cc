@@ -85,6 +85,19 @@ bool RuleApplies(const Rule& rule, const TestContext& test) {
   return true;
 }
 
+bool RulesLimit(const std::vector<Rule>& rules, const TestContext& test, Metric metric,
+                const std::vector<std::pair<double, double>>& at) {
+  for (const Rule& rule : rules) {
+    if (!RuleApplies(rule, test)) continue;
+    const bool limits = std::any_of(rule.limits.begin(), rule.limits.end(),
+                                    [&](const Limit& l) { return l.metric == metric; });
+    if (limits && std::any_of(at.begin(), at.end(),
+                              [&](const auto& p) { return rule.region.Contains(p.first, p.second); }))
+      return true;
+  }
+  return false;
+}
+
 std::string Finding::Message() const {
   std::string out = "rule '" + rule + "'";
   const std::string where = Where(rule_where);
