@@ -26,6 +26,26 @@ TEST(ReferenceTest, NamesRoundTrip) {
   EXPECT_FALSE(ParseReferenceBehaviour("deffered"));
 }
 
+// Which behaviours change what MPI does while idle decides whether their
+// runs may share the library's r_mpi_impact (overlap_run.cc, ImpactKey).
+// Every behaviour is listed here, so a new one fails this test until it is
+// classified: one that takes CPU from MPI_Init on and is shared would hide
+// its own r_mpi_impact behind another run's.
+TEST(ReferenceTest, EveryBehaviourIsClassifiedForItsIdleState) {
+  const std::map<std::string, bool> changes_idle = {
+      {"background", false}, {"deferred", false},      {"cpu-thief", false},     {"late-rank", false},
+      {"late-exit", false},  {"passive-impact", true}, {"sleeping-wait", false}, {"slow-rank", true}};
+  ASSERT_EQ(ReferenceBehaviourNames().size(), changes_idle.size());
+  for (const std::string& name : ReferenceBehaviourNames()) {
+    const auto it = changes_idle.find(name);
+    ASSERT_NE(it, changes_idle.end()) << name << ": classify it (ReferenceSpec::ChangesIdleState)";
+    ReferenceSpec spec;
+    spec.behaviour = *ParseReferenceBehaviour(name);
+    EXPECT_EQ(spec.ChangesIdleState(), it->second) << name;
+  }
+  EXPECT_FALSE(ReferenceSpec{}.ChangesIdleState());
+}
+
 TEST(ReferenceTest, EnvironmentRoundTripsExactly) {
   ReferenceSpec s;
   s.behaviour = ReferenceBehaviour::kLateRank;
