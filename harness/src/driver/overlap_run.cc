@@ -437,8 +437,7 @@ std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::p
   RunOptions fresh = t.ro;
   fresh.impact_reuse = 0;
   fresh.mpi_impact = impact;
-  if (fresh.fault == "refuse-first" || fresh.fault == "impact-late")
-    fresh.fault = "none";  // the first job's only
+  if (IsDriverFault(fresh.fault)) fresh.fault = "none";  // the first job's only
   JobOutcome second =
       MeasureJob(t.cfg, again, t.specs, fresh, t.dir / subdir, "confirmation.json", t.started, false);
   if (InterruptSignal() != 0) {

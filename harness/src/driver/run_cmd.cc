@@ -21,7 +21,7 @@ std::string OptionsError(const CaseSpec& c, const RunOptions& ro) {
     return "--inject-bug applies to kind: overlap cases measuring the MPI library (" + c.file +
            " is kind: " + ToString(c.kind) +
            (c.kind == CaseKind::kOverlap ? ", with a reference behaviour" : "") + ")";
-  if (c.kind == CaseKind::kPartitioned && (ro.fault == "refuse-first" || ro.fault == "impact-late"))
+  if (c.kind == CaseKind::kPartitioned && IsDriverFault(ro.fault))
     return "--inject-fault " + ro.fault + " applies to kind: overlap cases only (" + c.file +
            " is kind: partitioned)";
   if (c.kind == CaseKind::kOverlap && ro.fault == "corrupt")

@@ -102,9 +102,7 @@ int JobFailure(const std::string& id, const std::vector<std::pair<std::string, i
 bool RunHarness(const JobSetup& s, const JobKind& kind, Watchdog* watchdog, ProcessResult* hr, RawRun* raw,
                 json* launch) {
   std::vector<std::string> args = kind.LeadingArgs(s);
-  // refuse-first and impact-late are the driver's own (JobKind::RefuseFirstPoint,
-  // ImpactSetup::inject_late).
-  const std::string fault = s.ro.fault == "refuse-first" || s.ro.fault == "impact-late" ? "none" : s.ro.fault;
+  const std::string fault = IsDriverFault(s.ro.fault) ? "none" : s.ro.fault;
   args.insert(args.end(), {"--fault", fault, "--clock-sync", s.ro.clock_sync, "--sentinel", s.ro.sentinel,
                            "--out", s.raw_path.string()});
   const std::vector<std::string> trailing = kind.TrailingArgs(s);

@@ -157,6 +157,13 @@ struct JobOutcome {
 };
 
 // kPass, kInconclusive (Verdict::Inconclusive) or kFail for a verdict.
+// The faults the driver injects itself, into the first job only
+// (refuse-first: JobKind::RefuseFirstPoint; impact-late:
+// ImpactSetup::inject_late): the harness is given none, nor is a second job.
+inline bool IsDriverFault(const std::string& fault) {
+  return fault == "refuse-first" || fault == "impact-late";
+}
+
 inline int VerdictCode(const Verdict& v) { return v.pass ? kPass : v.Inconclusive() ? kInconclusive : kFail; }
 
 // One job of `test`: writes raw.jsonl, `results_name` and the pictures into
