@@ -79,7 +79,7 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 // Deterministic pseudo-noise in [-1, 1] from the size (splitmix64).
-double Noise(Size s) {
+double PseudoNoise(Size s) {
   std::uint64_t z = s + 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -233,7 +233,7 @@ TEST(CalibrateTest, NoisyGemmConverges) {
   o.growth_exponent = 3;
   const Cost gemm = [](Size n) {
     const double d = static_cast<double>(n);
-    return (5e-6 + 2 * d * d * d / 1e10) * (1 + 0.05 * Noise(n));
+    return (5e-6 + 2 * d * d * d / 1e10) * (1 + 0.05 * PseudoNoise(n));
   };
   for (double target = 5e-4; target <= 1.0; target *= 2) {
     const CalibrationResult r = Calibrate(gemm, target, o);
@@ -352,7 +352,9 @@ TEST(CalibrateTest, StepAtALargeSizeIsFoundWithinTheBudget) {
 
 TEST(CalibrateTest, NoisyNonMonotonicCostConverges) {
   CalibrationOptions o;
-  const Cost noisy = [](Size s) { return 20e-6 + 1e-9 * static_cast<double>(s) * (1 + 0.05 * Noise(s)); };
+  const Cost noisy = [](Size s) {
+    return 20e-6 + 1e-9 * static_cast<double>(s) * (1 + 0.05 * PseudoNoise(s));
+  };
   for (double target : {1e-4, 1e-3, 4e-3}) {
     const CalibrationResult r = Calibrate(noisy, target, o);
     EXPECT_TRUE(r.converged) << target << ": " << r.reason;
@@ -424,7 +426,7 @@ TEST(CalibrateTest, WildCostNeverRepeatsOrLeavesRange) {
   o.min_size = 3;
   o.max_size = 5000;
   o.max_iterations = 40;
-  const Cost wild = [](Size s) { return 1e-6 * (1.0 + 0.9 * Noise(s)); };
+  const Cost wild = [](Size s) { return 1e-6 * (1.0 + 0.9 * PseudoNoise(s)); };
   for (double target : {1e-7, 5e-7, 1e-6, 1.5e-6, 3e-6}) {
     const CalibrationResult r = Calibrate(wild, target, o);
     EXPECT_LE(r.steps.size(), 40u);

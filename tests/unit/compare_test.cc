@@ -277,7 +277,7 @@ PointSamples Point(double comm, double comp, double overhead_center) {
   return p;
 }
 
-PointSamples Invalid(double comm, double comp, const std::string& why) {
+PointSamples InvalidSamples(double comm, double comp, const std::string& why) {
   PointSamples p;
   p.comm_target = comm;
   p.comp_target = comp;
@@ -393,8 +393,8 @@ TEST(SecondLookTest, ConfirmedNotConfirmedOrUndecidedByWhatTheSecondComparisonSa
 
   // Its point invalid: neither place compared.
   TestResults invalid = Run1("a");
-  invalid.points[0] = Invalid(1e-3, 2e-3, "barrier exit skew 2.86 ms");
-  invalid.points[1] = Invalid(1e-3, 4e-3, "refused 40 of 60 samples");
+  invalid.points[0] = InvalidSamples(1e-3, 2e-3, "barrier exit skew 2.86 ms");
+  invalid.points[1] = InvalidSamples(1e-3, 4e-3, "refused 40 of 60 samples");
   const Comparison none = Compare({Run1("a")}, {invalid}, {});
   EXPECT_EQ(LookAgain(ratio, &none), SecondLook::kUndecided);
   EXPECT_EQ(LookAgain(speed, &none), SecondLook::kUndecided);
@@ -456,7 +456,7 @@ TEST(CompareTest, WhatCannotBeComparedIsListed) {
   grid_b.points.push_back(Point(2e-3, 2e-3, 0.05));  // only in the baseline
   grid_n.points.push_back(Point(4e-3, 2e-3, 0.05));  // only in the new run
   grid_b.points.push_back(Point(2e-3, 4e-3, 0.05));
-  grid_n.points.push_back(Invalid(2e-3, 4e-3, "communication calibration failed for 2ms"));
+  grid_n.points.push_back(InvalidSamples(2e-3, 4e-3, "communication calibration failed for 2ms"));
   grid_n.mpi_impact[4e-3].missing = "no measurement without MPI for this size";
   const std::vector<TestResults> base = {Run1("removed"), version_b, ref_b, grid_b};
   const std::vector<TestResults> now = {Run1("added"), version_n, ref_n, grid_n};
@@ -548,7 +548,7 @@ TEST(CompareTest, DeploymentEnvironmentChangesAreNotedNotRefused) {
 
 // ------------------------------------------------- results.json files --
 
-json Load(const std::string& relative) {
+json LoadJson(const std::string& relative) {
   std::ifstream f(std::string(NBCGUARD_TEST_DATA) + "/compare/" + relative);
   return json::parse(f);
 }
@@ -556,7 +556,7 @@ json Load(const std::string& relative) {
 TEST(ParseTestResultsTest, RecomputedRatiosAreThoseTheRunReported) {
   for (const char* file :
        {"baseline/ibcast/n2/basic/results.json", "baseline/ireduce/n2/basic/results.json"}) {
-    const json j = Load(file);
+    const json j = LoadJson(file);
     std::string error;
     const std::optional<TestResults> t = ParseTestResults(j, file, &error);
     ASSERT_TRUE(t) << error;
@@ -592,12 +592,12 @@ TEST(ParseTestResultsTest, RecomputedRatiosAreThoseTheRunReported) {
 
 TEST(ParseTestResultsTest, ResultsWithoutBytesPerRankAreReadAndTheirSpeedNotCompared) {
   const char* file = "baseline/ibcast/n2/basic/results.json";
-  json old = Load(file);
+  json old = LoadJson(file);
   for (json& s : old["samples"]) s.erase("bytes_per_rank");
   std::string error;
   const std::optional<TestResults> b = ParseTestResults(old, file, &error);
   ASSERT_TRUE(b) << error;
-  const Comparison c = Compare({*b}, {*ParseTestResults(Load(file), file, nullptr)}, {});
+  const Comparison c = Compare({*b}, {*ParseTestResults(LoadJson(file), file, nullptr)}, {});
   EXPECT_TRUE(Has(c, "openmpi.ibcast.n2.basic", "collective speed",
                   "speed not compared: baseline has no bytes_per_rank in its samples"));
   EXPECT_EQ(c.speed_checks, 0);
@@ -614,9 +614,9 @@ TEST(ParseTestResultsTest, OtherDocumentsAreRefusedWithTheReason) {
 TEST(ParseTestResultsTest, FixtureRunWithOverheadWorseBy06RegressesAtEveryResolvablePointAndNothingElse) {
   std::vector<TestResults> base, now;
   for (const char* f : {"baseline/ibcast/n2/basic/results.json", "baseline/ireduce/n2/basic/results.json"})
-    base.push_back(*ParseTestResults(Load(f), f, nullptr));
+    base.push_back(*ParseTestResults(LoadJson(f), f, nullptr));
   for (const char* f : {"run/ibcast/n2/basic/results.json", "run/iallgather/n2/basic/results.json"})
-    now.push_back(*ParseTestResults(Load(f), f, nullptr));
+    now.push_back(*ParseTestResults(LoadJson(f), f, nullptr));
   const Comparison c = Compare(base, now, {});
   // The real baseline's 500us x 500us point is noisy (r_overhead 1.03 [0.05,
   // 1.18], r_comp_slowdown 1.00 [0.71, 1.04]): listed, not decided. The

@@ -9,11 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include "nbcguard/stats.h"
+
 namespace nbcguard {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // ------------------------------------------------------------- fractions
 

@@ -8,11 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "nbcguard/stats.h"
+
 namespace nbcguard {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 const std::vector<Diagnosis>& AllDiagnoses() {
   static const std::vector<Diagnosis> all = {Diagnosis::kOverlap,       Diagnosis::kPartialOverlap,

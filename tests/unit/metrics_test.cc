@@ -5,11 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "nbcguard/stats.h"
+
 namespace nbcguard {
 namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 TEST(MetricsTest, NamesRoundTrip) {
   for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown, Metric::kMpiImpact,

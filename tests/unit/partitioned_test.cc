@@ -10,13 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "nbcguard/stats.h"
+
 namespace nbcguard {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::uint64_t kMiB = 1ull << 20;
 
-std::vector<int> Iota(int n) {
+std::vector<int> IotaInts(int n) {
   std::vector<int> v(n);
   std::iota(v.begin(), v.end(), 0);
   return v;
@@ -38,7 +39,9 @@ TEST(Partitioned, OrderAndMechanismNamesRoundTrip) {
 
 // ---------------------------------------------------------------- orders
 
-TEST(Partitioned, LeftRightIsTheIdentity) { EXPECT_EQ(ReadyOrderOf(ReadyOrder::kLeftRight, 5, 7), Iota(5)); }
+TEST(Partitioned, LeftRightIsTheIdentity) {
+  EXPECT_EQ(ReadyOrderOf(ReadyOrder::kLeftRight, 5, 7), IotaInts(5));
+}
 
 TEST(Partitioned, NeighbourSwapsPairs) {
   EXPECT_EQ(ReadyOrderOf(ReadyOrder::kNeighbour, 6, 0), (std::vector<int>{1, 0, 3, 2, 5, 4}));
@@ -51,10 +54,10 @@ TEST(Partitioned, RandomIsASeededPermutation) {
   const std::vector<int> a = ReadyOrderOf(ReadyOrder::kRandom, 1000, 42);
   std::vector<int> sorted = a;
   std::sort(sorted.begin(), sorted.end());
-  EXPECT_EQ(sorted, Iota(1000));                              // every partition exactly once
+  EXPECT_EQ(sorted, IotaInts(1000));                          // every partition exactly once
   EXPECT_EQ(a, ReadyOrderOf(ReadyOrder::kRandom, 1000, 42));  // same seed, same order (both ranks)
   EXPECT_NE(a, ReadyOrderOf(ReadyOrder::kRandom, 1000, 43));  // another seed, another order
-  EXPECT_NE(a, Iota(1000));
+  EXPECT_NE(a, IotaInts(1000));
   // Fixed values: the generator is specified, so a recorded seed replays on
   // any platform. (A change here changes every recorded random order.)
   EXPECT_EQ(ReadyOrderOf(ReadyOrder::kRandom, 8, 1), (std::vector<int>{2, 4, 3, 0, 6, 5, 1, 7}));
@@ -233,7 +236,7 @@ Rule MinRule(double min, std::optional<std::uint64_t> from = std::nullopt) {
   return r;
 }
 
-TestContext Ctx() {
+TestContext PartitionedCtx() {
   TestContext t;
   t.nodes = 2;
   t.labels = {"quick"};
@@ -248,7 +251,7 @@ TEST(PartitionedVerdict, MinFailsOnlyWhenTheWholeIntervalIsBelow) {
       Point(kMiB, ReadyOrder::kRandom, 1, 0.4, 0.3, 0.6),  // median below, interval reaches: within noise
       Point(8 * kMiB, ReadyOrder::kLeftRight, 2, 0.9, 0.8, 1.0),  // above: passes
   };
-  const Verdict v = EvaluatePartitioned(points, Ctx(), {MinRule(0.5, kMiB)});
+  const Verdict v = EvaluatePartitioned(points, PartitionedCtx(), {MinRule(0.5, kMiB)});
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.rules_applied, 1);
   EXPECT_EQ(v.points_checked, 3);
@@ -266,8 +269,8 @@ TEST(PartitionedVerdict, MinFailsOnlyWhenTheWholeIntervalIsBelow) {
 }
 
 TEST(PartitionedVerdict, PassesAboveTheLimit) {
-  const Verdict v =
-      EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)}, Ctx(), {MinRule(0.5)});
+  const Verdict v = EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)},
+                                        PartitionedCtx(), {MinRule(0.5)});
   EXPECT_TRUE(v.pass) << v.Summary();
 }
 
@@ -275,8 +278,8 @@ TEST(PartitionedVerdict, InvalidPointInRegionFails) {
   PartitionedPoint p = Point(kMiB, ReadyOrder::kLeftRight, 2, kNaN, kNaN, kNaN);
   p.valid = false;
   p.invalid_reason = "MPI_Pready from 2 threads needs MPI_THREAD_MULTIPLE";
-  const Verdict v =
-      EvaluatePartitioned({p, Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)}, Ctx(), {MinRule(0.5)});
+  const Verdict v = EvaluatePartitioned({p, Point(kMiB, ReadyOrder::kLeftRight, 1, 0.6, 0.55, 0.7)},
+                                        PartitionedCtx(), {MinRule(0.5)});
   EXPECT_FALSE(v.pass);
   ASSERT_EQ(v.invalid.size(), 1u);
   EXPECT_EQ(v.invalid[0].line,
@@ -289,12 +292,12 @@ TEST(PartitionedVerdict, RulesOfTheOtherKindDoNotApply) {
   Rule overlap = MinRule(0.5);
   overlap.kind = CaseKind::kOverlap;
   overlap.limits[0].metric = Metric::kOverhead;
-  const Verdict v =
-      EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.1, 0.05, 0.2)}, Ctx(), {overlap});
+  const Verdict v = EvaluatePartitioned({Point(kMiB, ReadyOrder::kLeftRight, 1, 0.1, 0.05, 0.2)},
+                                        PartitionedCtx(), {overlap});
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.Summary(), "FAIL: no threshold rule applies to this test");
   // ... and a partitioned rule never judges an overlap test.
-  TestContext overlap_test = Ctx();
+  TestContext overlap_test = PartitionedCtx();
   overlap_test.kind = CaseKind::kOverlap;
   EXPECT_FALSE(RuleApplies(MinRule(0.5), overlap_test));
 }
@@ -306,7 +309,7 @@ TEST(PartitionedVerdict, RegionSelectsByOrderAndThreads) {
   const std::vector<PartitionedPoint> points = {Point(kMiB, ReadyOrder::kRandom, 2, 0.1, 0.05, 0.2),
                                                 Point(kMiB, ReadyOrder::kRandom, 1, 0.1, 0.05, 0.2),
                                                 Point(kMiB, ReadyOrder::kLeftRight, 2, 0.1, 0.05, 0.2)};
-  const Verdict v = EvaluatePartitioned(points, Ctx(), {r});
+  const Verdict v = EvaluatePartitioned(points, PartitionedCtx(), {r});
   EXPECT_EQ(v.points_checked, 1);
   EXPECT_EQ(v.failures.size(), 1u);
 }

@@ -10,9 +10,6 @@
 namespace nbcguard {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 // 1, 2, ..., n (so x_(k) == k after sorting).
 std::vector<double> Iota(int n) {
   std::vector<double> v;

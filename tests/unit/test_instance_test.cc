@@ -14,10 +14,10 @@
 namespace nbcguard {
 namespace {
 
-const std::string kCases = std::string(NBCGUARD_TEST_DATA) + "/cases";
-const std::string kOverlap = kCases + "/good/full.yaml";  // nodes 8, 2, 4 x progress, basic, dedicated
-const std::string kPartitioned = kCases + "/good/partitioned.yaml";  // nodes 2
-const std::string kBroken = kCases + "/bad/bad_name.yaml";
+const std::string kCaseData = std::string(NBCGUARD_TEST_DATA) + "/cases";
+const std::string kOverlap = kCaseData + "/good/full.yaml";  // nodes 8, 2, 4 x progress, basic, dedicated
+const std::string kPartitioned = kCaseData + "/good/partitioned.yaml";  // nodes 2
+const std::string kBroken = kCaseData + "/bad/bad_name.yaml";
 
 const ListSettings kSettings{"mpich", "/b/nbcguard-config.json", "/nightly"};
 

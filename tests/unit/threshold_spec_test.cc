@@ -10,7 +10,7 @@
 namespace nbcguard {
 namespace {
 
-const std::string kData = NBCGUARD_TEST_DATA;
+const std::string kThresholdData = NBCGUARD_TEST_DATA;
 
 const char* const kMinimal =
     "implementation: mpich\n"
@@ -23,7 +23,7 @@ const char* const kMinimal =
 // ---------------------------------------------------------------- good files
 
 TEST(ThresholdSpec, FullFileParsesToTheExpectedSpec) {
-  const std::string path = kData + "/thresholds/good/full.yaml";
+  const std::string path = kThresholdData + "/thresholds/good/full.yaml";
   Parsed<ThresholdSpec> parsed = LoadThresholdSpec(path);
   ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
   const ThresholdSpec& t = *parsed.value;
@@ -75,7 +75,7 @@ TEST(ThresholdSpec, FullFileParsesToTheExpectedSpec) {
 }
 
 TEST(ThresholdSpec, PartitionedRulesGetTheirKind) {
-  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(kData + "/thresholds/good/partitioned.yaml");
+  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(kThresholdData + "/thresholds/good/partitioned.yaml");
   ASSERT_TRUE(parsed.ok()) << parsed.ErrorText();
   const std::vector<Rule>& rules = parsed.value->rules;
   ASSERT_EQ(rules.size(), 3u);
@@ -173,7 +173,7 @@ TEST(ThresholdSpec, CpuBusyMetricsParse) {
 }
 
 TEST(ThresholdSpec, UnreadableFileIsAnErrorWithoutLine) {
-  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(kData + "/thresholds/missing.yaml");
+  Parsed<ThresholdSpec> parsed = LoadThresholdSpec(kThresholdData + "/thresholds/missing.yaml");
   ASSERT_EQ(parsed.errors.size(), 1u);
   EXPECT_FALSE(parsed.value.has_value());
   EXPECT_EQ(parsed.errors[0].where.line, 0);
@@ -211,11 +211,11 @@ TEST_P(ThresholdSpecBadFile, ReportsEachErrorWithItsLocation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ThresholdSpecFixtures, ThresholdSpecBadFile,
-                         ::testing::ValuesIn(testing::YamlFiles(kData + "/thresholds/bad")),
+                         ::testing::ValuesIn(testing::YamlFiles(kThresholdData + "/thresholds/bad")),
                          [](const auto& p) { return testing::FixtureName(p.param); });
 
 TEST(ThresholdSpecBadFiles, ThereAreEnoughFixtures) {
-  EXPECT_GE(testing::YamlFiles(kData + "/thresholds/bad").size(), 8u);
+  EXPECT_GE(testing::YamlFiles(kThresholdData + "/thresholds/bad").size(), 8u);
 }
 
 // ---------------------------------------------------------------- project files

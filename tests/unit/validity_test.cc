@@ -79,7 +79,7 @@ Rule OverlapRule(double max_overhead) {
   return r;
 }
 
-TestContext Ctx() {
+TestContext ValidityCtx() {
   TestContext t;
   t.collective = "ibcast";
   t.nodes = 2;
@@ -88,7 +88,7 @@ TestContext Ctx() {
 
 // A flagged point cannot pass a limit that only the slack let it meet...
 TEST(ImbalanceVerdict, LimitMetOnlyWithTheSlackIsInvalid) {
-  const Verdict v = Evaluate({Flagged(0.6, 0.6)}, Ctx(), {OverlapRule(0.7)});
+  const Verdict v = Evaluate({Flagged(0.6, 0.6)}, ValidityCtx(), {OverlapRule(0.7)});
   EXPECT_FALSE(v.pass);
   ASSERT_EQ(v.invalid.size(), 1u);
   EXPECT_NE(v.invalid[0].line.find("rank imbalance: rank 0 computed 1.41x as long as rank 1; r_overhead "
@@ -109,32 +109,32 @@ TEST(ImbalanceVerdict, RefusedPointsAloneAreInconclusive) {
   refused.valid = false;
   refused.refused = true;
   refused.invalid_reason = "clock error";
-  EXPECT_TRUE(Evaluate({refused}, Ctx(), {OverlapRule(0.7)}).Inconclusive());
+  EXPECT_TRUE(Evaluate({refused}, ValidityCtx(), {OverlapRule(0.7)}).Inconclusive());
   PointResult unmeasured = refused;
   unmeasured.refused = false;
   unmeasured.comp_target = 2e-3;
-  const Verdict mixed = Evaluate({refused, unmeasured}, Ctx(), {OverlapRule(0.7)});
+  const Verdict mixed = Evaluate({refused, unmeasured}, ValidityCtx(), {OverlapRule(0.7)});
   EXPECT_FALSE(mixed.Inconclusive());
   EXPECT_EQ(mixed.Summary().rfind("FAIL: 2 invalid point(s)", 0), 0u) << mixed.Summary();
   PointResult beyond = Flagged(0.9, 0.9);
   beyond.comp_target = 4e-3;
-  const Verdict failed = Evaluate({refused, beyond}, Ctx(), {OverlapRule(0.7)});
+  const Verdict failed = Evaluate({refused, beyond}, ValidityCtx(), {OverlapRule(0.7)});
   EXPECT_FALSE(failed.Inconclusive());
   EXPECT_FALSE(failed.failures.empty());
   // Nothing applied: a failure whatever the points.
-  EXPECT_FALSE(Evaluate({refused}, Ctx(), {}).Inconclusive());
+  EXPECT_FALSE(Evaluate({refused}, ValidityCtx(), {}).Inconclusive());
 }
 
 // ... passes one it meets even with all of the slack counted against it...
 TEST(ImbalanceVerdict, LimitMetWithTheSlackCountedPasses) {
-  const Verdict v = Evaluate({Flagged(0.2, 0.2)}, Ctx(), {OverlapRule(0.7)});
+  const Verdict v = Evaluate({Flagged(0.2, 0.2)}, ValidityCtx(), {OverlapRule(0.7)});
   EXPECT_TRUE(v.pass) << v.Summary();
   EXPECT_TRUE(v.invalid.empty());
 }
 
 // ... and fails one it exceeds anyway.
 TEST(ImbalanceVerdict, LimitExceededDespiteTheSlackFails) {
-  const Verdict v = Evaluate({Flagged(0.9, 0.9)}, Ctx(), {OverlapRule(0.7)});
+  const Verdict v = Evaluate({Flagged(0.9, 0.9)}, ValidityCtx(), {OverlapRule(0.7)});
   EXPECT_FALSE(v.pass);
   EXPECT_EQ(v.failures.size(), 1u);
   EXPECT_TRUE(v.invalid.empty());

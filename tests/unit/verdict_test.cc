@@ -9,12 +9,11 @@
 #include <gtest/gtest.h>
 
 #include "nbcguard/case_spec.h"
+#include "nbcguard/stats.h"
 #include "spec_fixture.h"
 
 namespace nbcguard {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Spread S(double median, double lo, double hi) {
   Spread s;

@@ -38,10 +38,10 @@ inline std::string JoinPrecise(const std::vector<double>& v) {
 }
 
 // First line of a multi-line text (MPI_Get_library_version), without
-// trailing blanks.
+// trailing blanks (spaces, tabs, a carriage return).
 inline std::string FirstLine(const std::string& s) {
   std::string line = s.substr(0, s.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
   return line;
 }
 

@@ -3,9 +3,17 @@
 // can tell "beyond noise" from "within noise". Pure; no I/O.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 namespace nbcguard {
+
+// A missing value (no sample, an undefined ratio) and an unbounded one.
+// Defined once here rather than in each source file: file-local copies
+// would collide when sources are compiled together (tools/lint.sh checks
+// them in batches).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Median of the values; NaN when empty. Average of the two middle values
 // when the count is even. NaN inputs are dropped first (a lost sample is

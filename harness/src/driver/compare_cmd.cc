@@ -57,7 +57,7 @@ std::string Difference(const Change& c) {
   return sign(c.difference) + Fixed(c.difference) + " (tolerance " + Fixed(c.tolerance) + ")";
 }
 
-std::string Rule(const CompareOptions& o) {
+std::string RuleText(const CompareOptions& o) {
   return "worse (or better) by more than " + Fixed(o.tolerance_absolute) + " on r_overhead and r_comm, " +
          Fixed(100 * o.tolerance_relative, 0) + " % on r_comp_slowdown and r_mpi_impact, with a one-sided " +
          "Mann-Whitney U p < " + PValue(o.alpha) + " on the per-repetition samples (r_mpi_impact: rounds) " +
@@ -329,14 +329,14 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
   std::ostream& out = std::cout;
   if (o.format == "markdown") {
     out << "## nbcguard compare\n\nbaseline `" << baseline_dir << "` (" << base.size() << " results), new `"
-        << run_dir << "` (" << now.size() << " results). A regression: " << Rule(co) << ".\n";
+        << run_dir << "` (" << now.size() << " results). A regression: " << RuleText(co) << ".\n";
     if (!history_note.empty()) out << "\n" << history_note << ".\n";
     PrintMarkdown(out, c, co, unreadable);
     for (const std::string& k : skipped) out << "- skipped " << k << "\n";
   } else {
     out << "nbcguard compare: baseline " << baseline_dir << " (" << base.size() << " results) vs new "
         << run_dir << " (" << now.size() << " results)\n"
-        << "a regression: " << Rule(co) << "\n";
+        << "a regression: " << RuleText(co) << "\n";
     if (!history_note.empty()) out << history_note << "\n";
     PrintText(out, c, co, unreadable);
     for (const std::string& k : skipped) out << "skipped: " << k << "\n";
@@ -424,7 +424,7 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
     return {kFail, std::nullopt};
   }
   const Comparison c = Compare(matching, {*mine}, o);
-  out << "baseline: a regression is " << Rule(o) << "\n";
+  out << "baseline: a regression is " << RuleText(o) << "\n";
   if (!history_note.empty()) out << "baseline: " << history_note << "\n";
   PrintText(out, c, o, {});
   std::ofstream(fs::path(results_path).parent_path() / "baseline-comparison.json")

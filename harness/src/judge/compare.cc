@@ -54,14 +54,15 @@
 #include <set>
 #include <tuple>
 
+#include "nbcguard/driver_common.h"
 #include "nbcguard/plot_model.h"
+#include "nbcguard/stats.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard {
 namespace {
 
 using json = nlohmann::json;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<double> Finite(const std::vector<double>& v) {
   std::vector<double> out;
@@ -79,12 +80,6 @@ double Num(const json& j, const char* key) {
 std::string Str(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::string FirstLine(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
-  return line;
 }
 
 // Grid targets come from the same YAML through the same parser in both
@@ -124,7 +119,7 @@ void RatiosFromSamples(const json& s, PointSamples* p) {
   p->speed = SpeedFromTimes(Num(s, "bytes_per_rank"), s.value("t_comm_ref", std::vector<double>{}));
 }
 
-std::string Quoted(const std::string& s) { return "'" + s + "'"; }
+std::string SingleQuoted(const std::string& s) { return "'" + s + "'"; }
 
 std::string Percent(double fraction) {
   char buf[32];
@@ -537,7 +532,7 @@ std::optional<TestResults> ParseTestResults(const json& j, const std::string& so
   };
   if (!j.is_object()) return fail("not a JSON object");
   if (Str(j, "schema") != "nbcguard-results/1")
-    return fail("schema is " + Quoted(Str(j, "schema")) + ", expected 'nbcguard-results/1'");
+    return fail("schema is " + SingleQuoted(Str(j, "schema")) + ", expected 'nbcguard-results/1'");
   if (Str(j, "kind") == "partitioned")
     return fail("partitioned results (kind: partitioned) have no overlap ratios to compare");
   const json& c = j.value("case", json::object());
@@ -630,8 +625,9 @@ Comparison Compare(const std::vector<TestResults>& base, const std::vector<TestR
     const TestResults& tn = *ni->second.front();
     if (tb.library_version != tn.library_version) {
       out.unmatched.push_back({k.Name(), "",
-                               "not comparable: library version changed (" + Quoted(tb.library_version) +
-                                   " -> " + Quoted(tn.library_version) + ")"});
+                               "not comparable: library version changed (" +
+                                   SingleQuoted(tb.library_version) + " -> " +
+                                   SingleQuoted(tn.library_version) + ")"});
       continue;
     }
     // A reference behaviour replaces the library's progression: its ratios

@@ -19,7 +19,7 @@ struct Group {
 
 using Key = std::tuple<std::string, std::string, int>;  // collective, deployment, nodes
 
-std::string Fixed(double x, int digits) {
+std::string YamlFixed(double x, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, x);
   return buf;
@@ -27,7 +27,7 @@ std::string Fixed(double x, int digits) {
 
 // A YAML double-quoted scalar: quotes, backslashes and control characters
 // escaped (a version string may hold tabs).
-std::string Quoted(const std::string& s) {
+std::string YamlQuoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
@@ -90,8 +90,8 @@ std::string StartingThresholdFile(const ThresholdInit& init, const std::vector<E
          "# envelope measured on one machine plus a margin, not a statement of what the\n"
          "# library should do (docs/site-thresholds.md).\n";
   out << "implementation: " << init.library.implementation << "\n";
-  if (!init.identified_by.empty()) out << "identified_by: " << Quoted(init.identified_by) << "\n";
-  out << "versions: " << Quoted(init.library.version.empty() ? "*" : "==" + init.library.version) << "\n";
+  if (!init.identified_by.empty()) out << "identified_by: " << YamlQuoted(init.identified_by) << "\n";
+  out << "versions: " << YamlQuoted(init.library.version.empty() ? "*" : "==" + init.library.version) << "\n";
   out << "rules:\n";
   for (const auto& [key, g] : groups) {
     const auto& [collective, deployment, nodes] = key;
@@ -106,9 +106,9 @@ std::string StartingThresholdFile(const ThresholdInit& init, const std::vector<E
       if (med == g.medians.end()) continue;
       const auto [lo, hi] = std::minmax_element(med->second.begin(), med->second.end());
       const double largest = g.largest_ci_lo.at(m);
-      out << "\n      " << m << " medians " << Fixed(*lo, 2) << ".." << Fixed(*hi, 2) << " ("
-          << med->second.size() << " points), largest CI lower bound " << Fixed(largest, 3) << ";";
-      limits += "      " + m + ": {max: " + Fixed(StartingLimit(largest, init.margin), 2) + "}\n";
+      out << "\n      " << m << " medians " << YamlFixed(*lo, 2) << ".." << YamlFixed(*hi, 2) << " ("
+          << med->second.size() << " points), largest CI lower bound " << YamlFixed(largest, 3) << ";";
+      limits += "      " + m + ": {max: " + YamlFixed(StartingLimit(largest, init.margin), 2) + "}\n";
     }
     out << "\n    match: {collective: " << collective << ", deployment: " << deployment
         << ", nodes: " << nodes;

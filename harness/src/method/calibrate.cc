@@ -22,7 +22,7 @@ constexpr double kJumpExponent = 100.0;
 
 std::string SizeText(Size s) { return std::to_string(s); }
 
-std::string Percent(double tolerance) {
+std::string TolerancePercent(double tolerance) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g%%", tolerance * 100.0);
   return buf;
@@ -260,8 +260,8 @@ void Search::Finish() {
 }
 
 Search::Outcome Search::Exhausted() {
-  std::string reason = "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) + " after " +
-                       std::to_string(result_.steps.size()) + " evaluations";
+  std::string reason = "no size within " + TolerancePercent(o_.tolerance) + " of target " + Time(target_) +
+                       " after " + std::to_string(result_.steps.size()) + " evaluations";
   if (lo_ && hi_) {
     reason += " (last bracket: " + At(*lo_) + ", " + At(*hi_) + ")";
   }
@@ -337,11 +337,11 @@ Search::Outcome Search::Narrow() {
   }
   if (IsJump(*lo_, *hi_)) {
     result_.reason =
-        "no size within " + Percent(o_.tolerance) + " of target " + Time(target_) + ": the time jumps from " +
-        At(*lo_) + " to " + At(*hi_) +
+        "no size within " + TolerancePercent(o_.tolerance) + " of target " + Time(target_) +
+        ": the time jumps from " + At(*lo_) + " to " + At(*hi_) +
         (lo_->size + 1 >= hi_->size ? " with no size in between (a step in the cost, e.g. the library "
                                       "switches algorithm there, or sizes too coarse for this target)"
-                                    : " within " + Percent(kJumpWidth) +
+                                    : " within " + TolerancePercent(kJumpWidth) +
                                           " of size (a step in the cost, e.g. the library switches "
                                           "algorithm there)");
     return Outcome::kFailed;

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nbcguard/stats.h"
+
 namespace nbcguard {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 double Seconds(const timeval& t) {
   return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include "nbcguard/stats.h"
+
 namespace nbcguard {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A measured time usable as a denominator: finite and strictly positive.
 bool UsableDenominator(double t) { return std::isfinite(t) && t > 0; }

@@ -6,12 +6,11 @@
 #include <cstring>
 #include <limits>
 
+#include "nbcguard/stats.h"
 #include "nbcguard/units.h"
 
 namespace nbcguard {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 constexpr std::array<std::pair<ReadyOrder, const char*>, 3> kOrders = {{
     {ReadyOrder::kLeftRight, "left-right"},

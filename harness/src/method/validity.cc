@@ -34,7 +34,7 @@ Extremes ExtremesOf(const std::vector<double>& per_rank) {
   return e;
 }
 
-std::string Percent(double share) {
+std::string RoundPercent(double share) {
   return std::to_string(static_cast<int>(std::lround(share * 100))) + " %";
 }
 
@@ -94,8 +94,8 @@ std::string GateFailure(const PointResult& p, const TimingQuality& q, const Gate
   if (!Positive(shorter)) return "";
   if (std::string disturbed = SentinelRefusal(p.sentinel); !disturbed.empty()) return disturbed;
   const double allowed = b.timing_share * shorter;
-  const std::string of_ref =
-      " exceeds " + Percent(b.timing_share) + " of the shorter reference (" + FormatDuration(allowed) + ")";
+  const std::string of_ref = " exceeds " + RoundPercent(b.timing_share) + " of the shorter reference (" +
+                             FormatDuration(allowed) + ")";
   if (std::isfinite(q.clock_error) && 2 * q.clock_error > allowed)
     return "clock error 2 x " + FormatDuration(q.clock_error) + of_ref +
            ": the clock synchronization was disturbed (fit residual + offset uncertainty)";
@@ -104,8 +104,9 @@ std::string GateFailure(const PointResult& p, const TimingQuality& q, const Gate
            ": the ranks did not start together";
   if (std::isfinite(p.start_skew) && p.start_skew > b.start_share * shorter)
     return "the ranks started the overlap runs " + FormatDuration(p.start_skew) + " apart (median), over " +
-           Percent(b.start_share) + " of the shorter reference (" + FormatDuration(b.start_share * shorter) +
-           ")" + ": a rank was descheduled after the synchronized barrier, or the clocks were disturbed";
+           RoundPercent(b.start_share) + " of the shorter reference (" +
+           FormatDuration(b.start_share * shorter) + ")" +
+           ": a rank was descheduled after the synchronized barrier, or the clocks were disturbed";
   for (const auto& [spread, what] :
        {std::pair{p.comp_ref_spread, "computation"}, std::pair{p.comm_ref_spread, "communication"}})
     if (std::isfinite(spread) && spread > b.comp_spread)
@@ -124,7 +125,7 @@ std::string GateFailure(const PointResult& p, const TimingQuality& q, const Gate
            ": the computation ran more than twice as fast beside the collective as alone, which no "
            "collective causes; the machine's speed changed between the runs";
   if (Positive(p.t_measured) && p.t_measured < b.measured_floor * longer)
-    return "t_measured " + FormatDuration(p.t_measured) + " below " + Percent(b.measured_floor) +
+    return "t_measured " + FormatDuration(p.t_measured) + " below " + RoundPercent(b.measured_floor) +
            " of the longer reference (" + FormatDuration(longer) +
            "): collective and computation together cannot be that fast; the machine's speed changed";
   return "";

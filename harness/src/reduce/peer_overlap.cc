@@ -10,8 +10,6 @@
 namespace nbcguard {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // The plain mean (nothing trimmed); NaN when empty.
 double Mean(const std::vector<double>& values) { return TrimmedMean(values, 0.0); }
 

@@ -120,7 +120,7 @@ void PerRankTiming(const GlobalSamples& samples, PointResult* p) {
   p->late_exits = LateOnes(ends, span);
 }
 
-std::string Key(double comm, double comp) { return FormatDuration(comm) + "x" + FormatDuration(comp); }
+std::string GridKey(double comm, double comp) { return FormatDuration(comm) + "x" + FormatDuration(comp); }
 
 // The last "conformance_failure" record, as the run's conformance error
 // ("" when every collective returned the right data).
@@ -387,7 +387,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
 
   std::map<std::string, const json*> measured_points;
   for (const json* rec : RecordsOfType(run, record::kPoint))
-    measured_points[Key((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
+    measured_points[GridKey((*rec)["comm_target"], (*rec)["comp_target"])] = rec;
 
   for (const json* rec : RecordsOfType(run, record::kSentinel)) {
     red.machine_noise = *rec;
@@ -400,7 +400,7 @@ Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi) {
       PointResult p;
       p.comm_target = comm;
       p.comp_target = comp;
-      const auto it = measured_points.find(Key(comm, comp));
+      const auto it = measured_points.find(GridKey(comm, comp));
       if (!calibration.comm_invalid[comm].empty()) Invalidate(&p, calibration.comm_invalid[comm]);
       else if (!calibration.comp_invalid[comp].empty()) Invalidate(&p, calibration.comp_invalid[comp]);
       else if (it == measured_points.end()) Invalidate(&p, "not measured (run ended before this point)");

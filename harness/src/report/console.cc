@@ -25,7 +25,7 @@ std::string Num(double v, int precision = 2) {
 
 std::string Dur(double s) { return std::isfinite(s) && s > 0 ? FormatDuration(s) : "-"; }
 
-std::string Cell(const Spread& s) {
+std::string SpreadCell(const Spread& s) {
   if (s.n == 0 || !std::isfinite(s.median)) return "-";
   return Num(s.median) + " [" + Num(s.lo) + "," + Num(s.hi) + "]";
 }
@@ -148,11 +148,11 @@ void PrintTable(std::ostream& out, const RunInfo& info, const Reduction& red, co
     }
     out << std::setw(10) << Dur(p.t_comm_ref) << std::setw(8) << Num(p.speed.bandwidth.median / 1e6, 0)
         << std::setw(10) << Dur(p.t_comp_ref) << std::setw(10) << Dur(p.t_measured) << std::setw(20)
-        << Cell(p.r_overhead) << std::setw(6) << Num(p.osu_overlap_pct, 0) << std::setw(6)
-        << Num(p.imb_overlap_pct, 0) << std::setw(20) << Cell(p.r_comm) << std::setw(20)
-        << Cell(p.r_comp_slowdown) << std::setw(18) << Cell(p.r_mpi_impact) << std::setw(18)
-        << Cell(p.cpu_busy_nbc) << std::setw(18) << Cell(p.cpu_busy_blocking) << ToString(p.diagnosis)
-        << "\n";
+        << SpreadCell(p.r_overhead) << std::setw(6) << Num(p.osu_overlap_pct, 0) << std::setw(6)
+        << Num(p.imb_overlap_pct, 0) << std::setw(20) << SpreadCell(p.r_comm) << std::setw(20)
+        << SpreadCell(p.r_comp_slowdown) << std::setw(18) << SpreadCell(p.r_mpi_impact) << std::setw(18)
+        << SpreadCell(p.cpu_busy_nbc) << std::setw(18) << SpreadCell(p.cpu_busy_blocking)
+        << ToString(p.diagnosis) << "\n";
   }
   out << "MB/s: the collective alone at the calibrated size, bytes per rank / time (median; 10^6 B/s)\n";
   out << "OSU%, IMB%: the overlap percentages OSU micro-benchmarks 7.x and IMB-NBC would print from the same "

@@ -9,7 +9,7 @@
 namespace nbcguard {
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // The version token that starts at the first digit at or after `pos`,
@@ -17,7 +17,7 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 // A token is digits, dots, letters ("5.0.0rc12"), without a trailing dot.
 std::string VersionAfter(const std::string& s, std::size_t pos) {
   while (pos < s.size() && (IsSpace(s[pos]) || s[pos] == ':' || s[pos] == 'v')) ++pos;
-  if (pos >= s.size() || !IsDigit(s[pos])) return "";
+  if (pos >= s.size() || !IsAsciiDigit(s[pos])) return "";
   std::size_t end = pos;
   while (end < s.size() && (std::isalnum(static_cast<unsigned char>(s[end])) || s[end] == '.')) ++end;
   while (end > pos && s[end - 1] == '.') --end;
@@ -41,7 +41,7 @@ constexpr std::array<Signature, 4> kSignatures = {{
 long long ComponentValue(const std::string& component) {
   long long value = 0;
   for (char c : component) {
-    if (!IsDigit(c)) break;
+    if (!IsAsciiDigit(c)) break;
     if (value > 1000000000LL) break;  // absurd; keep comparable without overflow
     value = value * 10 + (c - '0');
   }
@@ -58,10 +58,10 @@ std::vector<std::string> Components(const std::string& version) {
 
 // digits(.digits)*
 bool IsPlainVersion(const std::string& v) {
-  if (v.empty() || !IsDigit(v.front()) || !IsDigit(v.back())) return false;
+  if (v.empty() || !IsAsciiDigit(v.front()) || !IsAsciiDigit(v.back())) return false;
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (v[i] == '.' && v[i + 1] == '.') return false;
-    if (v[i] != '.' && !IsDigit(v[i])) return false;
+    if (v[i] != '.' && !IsAsciiDigit(v[i])) return false;
   }
   return true;
 }
@@ -144,7 +144,7 @@ std::optional<VersionRange> VersionRange::Parse(const std::string& text, std::st
 
 bool VersionRange::Contains(const std::string& version) const {
   if (terms_.empty()) return true;
-  if (version.empty() || !IsDigit(version.front())) return false;  // unknown: no constraint holds
+  if (version.empty() || !IsAsciiDigit(version.front())) return false;  // unknown: no constraint holds
   for (const Term& t : terms_) {
     if (!Holds(CompareVersions(version, t.version), t.op)) return false;
   }
