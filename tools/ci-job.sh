@@ -49,7 +49,11 @@ trends=()  # nightly: --trends DIR for the HTML summary
 
 case "$kind" in
   test)
-    ctest --test-dir "$bin" -L "${NBCGUARD_TEST_LABELS:-quick}" --output-on-failure --output-junit "$PWD/$report/junit.xml" || status=1
+    # One test per core: every test that measures (MPI, cases, install,
+    # conformance) is RUN_SERIAL, which CTest runs with no other test beside
+    # it; only the unit, report, CLI and history tests share the cores.
+    ctest --test-dir "$bin" -L "${NBCGUARD_TEST_LABELS:-quick}" --parallel "$(nproc)" --output-on-failure \
+      --output-junit "$PWD/$report/junit.xml" || status=1
     ;;
   nightly)
     # The baseline: given (NBCGUARD_BASELINE_ROOT/<mpi>), or this branch's
