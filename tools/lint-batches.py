@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cuts the translation units of a clang-tidy run into batches (tools/lint.sh).
 
-Usage: lint-batches.py BUILD_DIR OUT_DIR BATCH_SIZE FILE...
+Usage: lint-batches.py BUILD_DIR OUT_DIR BATCH_SIZE [--header-filter REGEX] FILE...
 
 FILE: absolute paths of .cc files that BUILD_DIR/compile_commands.json
 compiles. Files of one target compiled with the same flags (same directory
@@ -15,12 +15,15 @@ library, GoogleTest, nlohmann-json, yaml-cpp), not on the file itself, so
 one unit of eight files costs far less than eight units. The files' own
 diagnostics are unchanged: they are included files under the
 HeaderFilterRegex of .clang-tidy, reported with their own paths and lines.
+--header-filter: that regex; a file it does not match (whose findings
+clang-tidy would drop as an included file's) is never batched.
 
 Prints one line per unit: its path, a tab, the files it checks (spaces
 between). Exit 2 on a file the compile commands do not hold.
 """
 import json
 import os
+import re
 import shlex
 import sys
 
@@ -54,6 +57,9 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     build, out_dir, size, files = argv[0], argv[1], int(argv[2]), argv[3:]
+    header_filter = None
+    if files[:1] == ["--header-filter"] and len(files) >= 2:
+        header_filter, files = re.compile(files[1]), files[2:]
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         entries = {e["file"]: e for e in json.load(f)}
     groups = {}
@@ -63,6 +69,8 @@ def main(argv):
             return 2
         e = entries[path]
         target, args = flags(e)
+        if header_filter and not header_filter.search(path):
+            target = path  # a group of its own
         groups.setdefault((e["directory"], target, tuple(args)), []).append(path)
     os.makedirs(out_dir, exist_ok=True)
     database, lines = [], []

@@ -82,7 +82,11 @@ if [ $tidy -eq 1 ]; then
   # would not find .clang-tidy. -Wno-unknown-warning-option: the build's
   # GCC-only warning flags.
   mkdir -p "$tmp/units"
-  python3 tools/lint-batches.py "$build" "$tmp/units" "${LINT_BATCH:-32}" "${units[@]/#/$PWD/}" >"$tmp/units.tsv" || exit 2
+  # Only files under .clang-tidy's HeaderFilterRegex are batched: an
+  # included file's findings are reported only there.
+  header_filter=$(sed -n "s/^HeaderFilterRegex: *'\(.*\)' *$/\1/p" .clang-tidy)
+  python3 tools/lint-batches.py "$build" "$tmp/units" "${LINT_BATCH:-32}" --header-filter "${header_filter:-^$}" \
+    "${units[@]/#/$PWD/}" >"$tmp/units.tsv" || exit 2
   tidy_unit() {  # tidy_unit DATABASE_DIR OUTPUT UNIT: one clang-tidy run, its output and errors beside OUTPUT
     clang-tidy -p "$1" --config-file=.clang-tidy --quiet --extra-arg=-Wno-unknown-warning-option "$3" >"$2.out" 2>"$2.err"
   }

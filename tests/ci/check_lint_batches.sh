@@ -2,7 +2,7 @@
 # tools/lint-batches.py on a made-up compile_commands.json: files of one
 # target with the same flags are cut into batches of near-equal size, a
 # file left alone keeps its own command, files of another target or with
-# other flags are never in the same batch, a batch source includes its files
+# other flags, or outside the header filter, are never in the same batch, a batch source includes its files
 # and is compiled with their flags, and a file the database does not hold is
 # refused with exit 2.
 #   bash check_lint_batches.sh <source dir> <scratch dir>
@@ -17,21 +17,24 @@ entry() {  # entry TARGET FILE [FLAG]: one compile command as CMake writes it
 }
 {
   echo "["
-  for f in a1 a2 a3 a4 a5; do entry lib "$f.cc"; echo ","; done
+  for f in a1 a2 a3 a4 a5 b1; do entry lib "$f.cc"; echo ","; done
   entry lib odd.cc -DODD; echo ","
   entry prog main.cc
   echo "]"
 } >"$work/build/compile_commands.json"
 files=()
-for f in a1 a2 a3 a4 a5 odd main; do files+=("$work/$f.cc"); done
+for f in a1 a2 a3 a4 a5 b1 odd main; do files+=("$work/$f.cc"); done
 fail=0
-out=$(python3 "$src/tools/lint-batches.py" "$work/build" "$work/out" 2 "${files[@]}")
+# b1 is outside the header filter: clang-tidy would drop its findings as an
+# included file's, so it stays a unit of its own.
+out=$(python3 "$src/tools/lint-batches.py" "$work/build" "$work/out" 2 --header-filter '/(a[0-9]|odd|main)\.cc$' "${files[@]}")
 rc=$?
 # lib's five files in three batches of near-equal size: the first is one
 # file, which keeps its own command under its own name.
 expected="$work/a1.cc	$work/a1.cc
 $work/out/batch_001.cc	$work/a2.cc $work/a3.cc
 $work/out/batch_002.cc	$work/a4.cc $work/a5.cc
+$work/b1.cc	$work/b1.cc
 $work/main.cc	$work/main.cc
 $work/odd.cc	$work/odd.cc"
 if [ $rc -ne 0 ]; then echo "FAIL: exit $rc"; fail=1; fi
