@@ -5,14 +5,15 @@ Usage: lint-batches.py BUILD_DIR OUT_DIR BATCH_SIZE [--header-filter REGEX] FILE
 
 FILE: absolute paths of .cc files that BUILD_DIR/compile_commands.json
 compiles. Files of one target compiled with the same flags (same directory
-and command but for the source and its object file) are cut, in path order, into
-batches of at most BATCH_SIZE and near-equal size; each batch is a generated source in OUT_DIR
-that includes its files, and OUT_DIR/compile_commands.json compiles it
-with their flags. A file left alone keeps its own compile command.
+and command but for the source and its object file) are cut, in path
+order, into batches of at most BATCH_SIZE and near-equal size; each batch
+is a generated source in OUT_DIR that includes its files, and
+OUT_DIR/compile_commands.json compiles it with their flags. A file left
+alone keeps its own compile command.
 
 clang-tidy spends most of its time on what a unit includes (the standard
 library, GoogleTest, nlohmann-json, yaml-cpp), not on the file itself, so
-one unit of eight files costs far less than eight units. The files' own
+one unit of many files costs far less than a unit per file. The files' own
 diagnostics are unchanged: they are included files under the
 HeaderFilterRegex of .clang-tidy, reported with their own paths and lines.
 --header-filter: that regex; a file it does not match (whose findings
