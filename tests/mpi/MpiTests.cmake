@@ -58,6 +58,12 @@ nbcguard_mpi_test(bcast-ack-agreement TIMEOUT 300
   COMMAND ${_driver} bcast-check --nodes 2 --sizes 256KiB,4MiB --inject-offset 0.05 --inject-drift 1e-4
           --config ${_cfg} --out ${_out})
 
+# A disagreement beyond noise is measured again by a second job, which must
+# see it too before the check fails (check_bcast_confirm.cmake).
+nbcguard_mpi_test(bcast-ack-confirmation TIMEOUT 300
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/bcast-confirm
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_bcast_confirm.cmake)
+
 # One small case end to end through the driver: all four ratios at every point.
 nbcguard_mpi_test(end-to-end TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/e2e

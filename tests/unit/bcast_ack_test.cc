@@ -89,5 +89,30 @@ TEST(BcastAckTest, MissingDataNeverAgrees) {
   EXPECT_EQ(CompareBcast(8, {}, {10e-6}, m).ol_rank, -1);
 }
 
+TEST(BcastAckTest, ADisagreementStandsOnlyWhenASecondJobSeesItOnTheSameSide) {
+  AgreementModel m;
+  m.relative = 0.1;
+  const std::vector<AckDestination> ack = {
+      AckLatency(1, std::vector<double>(30, 28e-6), std::vector<double>(30, 0.4e-6))};
+  // First job: the synchronized clock reads 34 us against OL 27.8 us, beyond noise.
+  const BcastComparison first = CompareBcast(256 << 10, ack, std::vector<double>(30, 34e-6), m);
+  ASSERT_TRUE(first.disagree());
+  ASSERT_LT(first.difference, 0);
+  // The second job agrees: not confirmed.
+  EXPECT_FALSE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, std::vector<double>(30, 29e-6), m)));
+  // Past the tolerance on the same side, beyond noise or only within it: confirmed.
+  EXPECT_TRUE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, std::vector<double>(30, 40e-6), m)));
+  std::vector<double> wide(30, 33e-6);
+  for (int i = 0; i < 14; ++i) wide[i] = 28e-6;
+  const BcastComparison noisy = CompareBcast(256 << 10, ack, wide, m);
+  ASSERT_TRUE(noisy.within_noise);
+  EXPECT_TRUE(ConfirmsDisagreement(first, noisy));
+  // Past it on the other side (the acknowledgement now the longer): a
+  // different finding, not this one confirmed.
+  EXPECT_FALSE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, std::vector<double>(30, 20e-6), m)));
+  // No comparison in the second job (no synchronized sample): it stands.
+  EXPECT_TRUE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, {}, m)));
+}
+
 }  // namespace
 }  // namespace nbcguard

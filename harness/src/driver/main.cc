@@ -385,9 +385,19 @@ Command AddBcastCheck(CLI::App& app, std::string* config_path) {
                     "relative rate error of rank 1's clock (1e-4 = 100 ppm)");
   bcast->add_option("--relative-tolerance", o->relative, "noise allowance, fraction of the time")
       ->check(CLI::Range(0.0, 1.0));
+  auto no_confirm = std::make_shared<bool>(false);
+  bcast->add_flag(
+      "--no-confirm", *no_confirm,
+      "judge on one job: a disagreement beyond noise fails without a second job measuring it again");
+  bcast
+      ->add_option("--inject-fault", o->fault,
+                   "disagree-once: the first job's synchronized-clock times doubled (the second job must not "
+                   "confirm it); disagree: every job's (it must)")
+      ->check(CLI::IsMember({"disagree-once", "disagree"}));
   bcast->add_option("--out", o->out);
   bcast->add_option("--config", *config_path);
-  return {bcast, true, [o, sizes](const Config& cfg) {
+  return {bcast, true, [o, sizes, no_confirm](const Config& cfg) {
+            o->confirm = !*no_confirm;
             for (const std::string& s : *sizes)
               o->bytes.push_back(*ParseBytes(s, nullptr));  // checked by CLI
             return BcastCheck(cfg, *o);

@@ -53,12 +53,13 @@ int Verify(const Config& cfg, int nodes, const std::string& out, const std::stri
 
 namespace {
 
-// The harness's bcast-ack mode with rank 1's clock given the requested offset and drift, which the
-// synchronized clock must correct and the acknowledgement needs no correction for; counts are 4-byte
-// elements.
-ProcessResult RunBcastAck(const Config& cfg, const BcastCheckOptions& o, const fs::path& raw_path) {
+// The harness's bcast-ack mode at `bytes` with rank 1's clock given the requested offset and drift,
+// which the synchronized clock must correct and the acknowledgement needs no correction for; counts
+// are 4-byte elements.
+ProcessResult RunBcastAck(const Config& cfg, const BcastCheckOptions& o,
+                          const std::vector<std::uint64_t>& bytes, const fs::path& raw_path) {
   std::string counts;
-  for (std::uint64_t b : o.bytes)
+  for (std::uint64_t b : bytes)
     counts += (counts.empty() ? "" : ",") + std::to_string(std::max<std::uint64_t>(1, b / 4));
   const auto cmd = LaunchCommand(
       cfg, o.nodes, cfg.harness,
@@ -107,18 +108,15 @@ void PrintBcastHeader(const BcastCheckOptions& o, const std::string& version, co
       "  acknowledgement (de Supinski and Karonis, HPDC 1999): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
   std::printf(
       "  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew; a difference past it fails only "
-      "when the confidence intervals of both medians are past it too (else: within noise)\n",
+      "when the confidence intervals of both medians are past it too (else: within noise), and a second "
+      "job sees it too\n",
       100 * model.relative);
+}
+
+void PrintBcastColumns() {
   std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", "size", "sync clock [95% CI]", "ack max OL_i",
               "E_i", "RTT_i", "difference", "tolerance", "agree");
 }
-
-// Over all sizes, for the verdict and the CTest measurement.
-struct BcastTally {
-  bool all_agree = true;
-  int within_noise = 0;
-  double worst = 0;  // |difference| / tolerance
-};
 
 // E_i and RTT_i are those of the destination that sets the acknowledgement's OL.
 void PrintBcastRow(const BcastComparison& c) {
@@ -156,39 +154,125 @@ json BcastSizeJson(const BcastComparison& c) {
           {"within_noise", c.within_noise}};
 }
 
-// One broadcast size: the synchronized clock's spans against the acknowledgement's OL, printed as a
-// row, tallied, and returned as its entry of bcast-check.json.
-json CompareSize(const json& rec, const std::vector<ClockFit>& clocks, const AgreementModel& model,
-                 BcastTally* tally) {
+// One size of one job: the synchronized clock's spans (times `stretch`: the injected disagreement,
+// 1 otherwise) against the acknowledgement's OL.
+BcastComparison CompareSize(const json& rec, const std::vector<ClockFit>& clocks, const AgreementModel& model,
+                            double stretch) {
   std::vector<double> global;
-  for (const auto& s : ToGlobal(rec["sync"], clocks)) global.push_back(Span(s, 0, 1));
+  for (const auto& s : ToGlobal(rec["sync"], clocks)) global.push_back(stretch * Span(s, 0, 1));
   std::vector<AckDestination> dests;
   for (const json& a : rec["ack"])
     dests.push_back(
         AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
-  const BcastComparison c = CompareBcast(rec["bytes"], dests, global, model);
-  tally->all_agree = tally->all_agree && !c.disagree();
-  tally->within_noise += c.within_noise ? 1 : 0;
-  tally->worst = std::max(tally->worst, std::fabs(c.difference) / c.tolerance);
-  PrintBcastRow(c);
-  return BcastSizeJson(c);
+  return CompareBcast(rec["bytes"], dests, global, model);
+}
+
+// One independent job of the check: a launch of the harness at `bytes`, its raw log in `dir`.
+struct BcastJob {
+  std::optional<int> unusable;  // the exit code when it left nothing to compare
+  AgreementModel model;
+  std::string version;
+  std::vector<BcastComparison> sizes;
+};
+
+BcastJob MeasureBcast(const Config& cfg, const BcastCheckOptions& o, const std::vector<std::uint64_t>& bytes,
+                      const fs::path& dir, double stretch) {
+  fs::create_directories(dir);
+  const fs::path raw_path = dir / "raw.jsonl";
+  fs::remove(raw_path);
+  const ProcessResult r = RunBcastAck(cfg, o, bytes, raw_path);
+  const RawRun raw = ReadRaw(raw_path.string());
+  BcastJob job;
+  job.unusable = UnusableRun(raw, r);
+  if (job.unusable) return job;
+  const std::vector<ClockFit> clocks = FitClocks(raw);
+  job.model = ModelOf(o, clocks, Reduce(raw, {}));
+  job.version = FirstLine(raw.context.value("library_version", ""));
+  for (const json* rec : RecordsOfType(raw, record::kBcastAck))
+    job.sizes.push_back(CompareSize(*rec, clocks, job.model, stretch));
+  return job;
+}
+
+// The sync spans' factor of the first and of the second job under --inject-fault.
+double Stretch(const std::string& fault, bool first_job) {
+  if (fault == "disagree") return 2;
+  if (fault == "disagree-once") return first_job ? 2 : 1;
+  return 1;
+}
+
+// Over all sizes, for the verdict and the CTest measurements.
+struct BcastTally {
+  int confirmed = 0;      // disagreements beyond noise that stand (seen by both jobs, or by the only one)
+  int not_confirmed = 0;  // beyond noise in the first job, not in the second
+  int within_noise = 0;
+  double worst = 0;  // |difference| / tolerance, first job
+};
+
+// The sizes the first job found disagreeing beyond noise, measured again by a second job (in
+// dir/confirm): each entry of `report` gets its "confirmation" and the tally its outcome. Returns
+// the second job's exit code when it left nothing to compare (the disagreements then stand).
+std::optional<int> ConfirmDisagreements(const Config& cfg, const BcastCheckOptions& o, const fs::path& dir,
+                                        const std::vector<BcastComparison>& first, json* report,
+                                        BcastTally* tally) {
+  std::vector<std::uint64_t> again;
+  for (const BcastComparison& c : first)
+    if (c.disagree()) again.push_back(c.bytes);
+  std::cout << "\nconfirmation: " << again.size()
+            << " size(s) disagree beyond noise in this job; a disagreement must be seen by two independent "
+               "jobs, so a second job measures them again\n";
+  std::cout.flush();
+  const BcastJob second = MeasureBcast(cfg, o, again, dir / "confirm", Stretch(o.fault, false));
+  if (second.unusable) {
+    std::cout << "the second job measured nothing: the disagreements stand\n";
+    tally->confirmed += static_cast<int>(again.size());
+    (*report)["confirmation_error"] = "the second job left nothing to compare";
+    return second.unusable;
+  }
+  PrintBcastColumns();
+  for (const BcastComparison& c : second.sizes) PrintBcastRow(c);
+  std::fflush(stdout);
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    if (!first[i].disagree()) continue;
+    const BcastComparison* seen = nullptr;
+    for (const BcastComparison& c : second.sizes)
+      if (c.bytes == first[i].bytes) seen = &c;
+    const bool stands = seen == nullptr || ConfirmsDisagreement(first[i], *seen);
+    (stands ? tally->confirmed : tally->not_confirmed) += 1;
+    json entry = seen ? BcastSizeJson(*seen) : json{{"bytes", first[i].bytes}, {"missing", true}};
+    entry["confirmed"] = stands;
+    (*report)["sizes"][i]["confirmation"] = entry;
+    std::cout << "  " << FormatBytes(first[i].bytes) << ": "
+              << (stands ? "disagreement confirmed by the second job"
+                         : "not confirmed: the second job agrees")
+              << "\n";
+  }
+  return std::nullopt;
 }
 
 // printf and std::cout both write here: each is flushed before the other takes over, so the lines stay in
 // order.
-int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t) {
-  report["agree"] = t.all_agree;
+// `how`: how the disagreements that stand were seen (by two jobs, or by the only one).
+int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t, std::optional<int> second_rc,
+                     const std::string& how) {
+  const bool agree = t.confirmed == 0;
+  report["agree"] = agree;
+  report["not_confirmed"] = t.not_confirmed;
   std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
   std::fflush(stdout);
   PrintCTestMeasurements(std::cout,
-                         {Measurement::Numeric("bcast-check worst difference / tolerance", t.worst)});
+                         {Measurement::Numeric("bcast-check worst difference / tolerance", t.worst),
+                          Measurement::Numeric("bcast-check disagreements not confirmed", t.not_confirmed)});
   std::cout.flush();
-  std::printf("%s: the two methods %s\n", t.all_agree ? "PASS" : "FAIL",
-              !t.all_agree     ? "disagree beyond noise (see above)"
-              : t.within_noise ? "agree, within noise at some sizes"
-                               : "agree at every size");
+  if (agree)
+    std::printf("PASS: the two methods %s\n",
+                t.not_confirmed > 0 ? "agree: the first job's disagreement was not confirmed by a second job"
+                : t.within_noise    ? "agree, within noise at some sizes"
+                                    : "agree at every size");
+  else std::printf("FAIL: the two methods disagree beyond noise %s (see above)\n", how.c_str());
+  std::fflush(stdout);
   std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
-  return t.all_agree ? kPass : kFail;
+  if (!agree && second_rc) return *second_rc;
+  return agree ? kPass : kFail;
 }
 
 }  // namespace
@@ -196,32 +280,42 @@ int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t) {
 int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   const fs::path dir =
       fs::path(o.out.empty() ? cfg.results_dir : o.out) / "bcast-check" / ("n" + std::to_string(o.nodes));
-  fs::create_directories(dir);
-  const fs::path raw_path = dir / "raw.jsonl";
-  fs::remove(raw_path);
-  const ProcessResult r = RunBcastAck(cfg, o, raw_path);
-  RawRun raw = ReadRaw(raw_path.string());
-  if (const std::optional<int> rc = UnusableRun(raw, r)) return *rc;
-  const std::vector<ClockFit> clocks = FitClocks(raw);
-  const Reduction red = Reduce(raw, {});
-  const AgreementModel model = ModelOf(o, clocks, red);
-
-  const std::string version = FirstLine(raw.context.value("library_version", ""));
-  PrintBcastHeader(o, version, model);
-  json report = {
-      {"library_version", version},
-      {"ranks", o.nodes},
-      {"repetitions", o.repetitions},
-      {"model", {{"relative", model.relative}, {"clock_error_s", model.clock_error}, {"skew_s", model.skew}}},
-      {"sizes", json::array()}};
+  fs::remove_all(dir / "confirm");
+  const BcastJob first = MeasureBcast(cfg, o, o.bytes, dir, Stretch(o.fault, true));
+  if (first.unusable) return *first.unusable;
+  PrintBcastHeader(o, first.version, first.model);
+  PrintBcastColumns();
+  json report = {{"library_version", first.version},
+                 {"ranks", o.nodes},
+                 {"repetitions", o.repetitions},
+                 {"model",
+                  {{"relative", first.model.relative},
+                   {"clock_error_s", first.model.clock_error},
+                   {"skew_s", first.model.skew}}},
+                 {"sizes", json::array()}};
+  if (!o.fault.empty()) report["injected_fault"] = o.fault;
   BcastTally tally;
-  for (const json* rec : RecordsOfType(raw, record::kBcastAck))
-    report["sizes"].push_back(CompareSize(*rec, clocks, model, &tally));
+  bool any_disagree = false;
+  for (const BcastComparison& c : first.sizes) {
+    PrintBcastRow(c);
+    report["sizes"].push_back(BcastSizeJson(c));
+    tally.within_noise += c.within_noise ? 1 : 0;
+    tally.worst = std::max(tally.worst, std::fabs(c.difference) / c.tolerance);
+    any_disagree = any_disagree || c.disagree();
+  }
+  std::fflush(stdout);
   if (report["sizes"].empty()) {
     std::cout << "FAIL: the harness wrote no broadcast measurement\n";
     return kHarnessFailed;
   }
-  return FinishBcastCheck(dir, report, tally);
+  std::optional<int> second_rc;
+  if (any_disagree && o.confirm) {
+    second_rc = ConfirmDisagreements(cfg, o, dir, first.sizes, &report, &tally);
+  } else {
+    for (const BcastComparison& c : first.sizes) tally.confirmed += c.disagree() ? 1 : 0;
+  }
+  return FinishBcastCheck(dir, report, tally, second_rc,
+                          o.confirm ? "in two independent jobs" : "in its only job (--no-confirm)");
 }
 
 }  // namespace nbcguard

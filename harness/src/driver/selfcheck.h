@@ -27,12 +27,21 @@ struct BcastCheckOptions {
   double inject_offset = 0, inject_drift = 0;  // on rank 1's clock
   double relative = 0.10;                      // AgreementModel::relative
   std::string out;
+  // A size that disagrees beyond noise is measured again by a second job and
+  // fails only when that job disagrees too (ConfirmsDisagreement); false:
+  // judged on one job.
+  bool confirm = true;
+  // Tests the confirmation: "disagree-once" doubles the synchronized-clock
+  // times of the first job, "disagree" those of every job; empty: none.
+  std::string fault;
 };
 
 // Broadcast latency by acknowledgement (de Supinski and Karonis; max over destinations of
 // E_i - RTT_i / 2) against the synchronized-clock time of the same
 // MPI_Ibcast + MPI_Wait. Fails when they disagree beyond the tolerance of
-// nbcguard/bcast_ack.h.
+// nbcguard/bcast_ack.h in two independent jobs (results in
+// <out>/bcast-check/n<nodes>/bcast-check.json, the second job's raw log in
+// confirm/).
 int BcastCheck(const Config& cfg, const BcastCheckOptions& o);
 
 }  // namespace nbcguard

@@ -44,4 +44,10 @@ BcastComparison CompareBcast(std::uint64_t bytes, std::vector<AckDestination> de
   return c;
 }
 
+bool ConfirmsDisagreement(const BcastComparison& first, const BcastComparison& second) {
+  if (!std::isfinite(second.difference) || !std::isfinite(second.tolerance)) return true;
+  if (second.agree) return false;
+  return (first.difference > 0) == (second.difference > 0);
+}
+
 }  // namespace nbcguard

@@ -1,0 +1,40 @@
+# bcast-check's confirmation by a second job: a disagreement beyond noise in
+# the first job only (--inject-fault disagree-once: its synchronized-clock
+# times doubled) is measured again and not confirmed, so the check passes and
+# says so; one in both jobs (disagree) fails it. 4 MiB with a 30 % allowance,
+# so the uninjected second job agrees whatever the machine's phase.
+# Arguments: DRIVER, CONFIG, OUT.
+function(bcast_check fault expect_rc)
+  file(REMOVE_RECURSE "${OUT}/${fault}")
+  execute_process(COMMAND "${DRIVER}" bcast-check --nodes 2 --sizes 4MiB --relative-tolerance 0.3
+                          --inject-fault ${fault} --config "${CONFIG}" --out "${OUT}/${fault}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 200)
+  message("${out}")
+  if(NOT rc EQUAL ${expect_rc})
+    message(FATAL_ERROR "--inject-fault ${fault}: exit ${rc}, expected ${expect_rc}\n${err}")
+  endif()
+  set(dir "${OUT}/${fault}/bcast-check/n2")
+  if(NOT EXISTS "${dir}/confirm/raw.jsonl")
+    message(FATAL_ERROR "--inject-fault ${fault}: no second job (${dir}/confirm/raw.jsonl)")
+  endif()
+  file(READ "${dir}/bcast-check.json" json)
+  string(JSON confirmed ERROR_VARIABLE e GET "${json}" sizes 0 confirmation confirmed)
+  if(e)
+    message(FATAL_ERROR "--inject-fault ${fault}: bcast-check.json has no confirmation of 4MiB: ${e}")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+  set(confirmed "${confirmed}" PARENT_SCOPE)
+endfunction()
+
+bcast_check(disagree-once 0)
+if(confirmed OR NOT out MATCHES "4MiB: not confirmed: the second job agrees"
+   OR NOT out MATCHES "PASS: the two methods agree: the first job's disagreement was not confirmed")
+  message(FATAL_ERROR "a disagreement of the first job only was not reported as not confirmed (confirmed: ${confirmed})")
+endif()
+
+bcast_check(disagree 1)
+if(NOT confirmed OR NOT out MATCHES "4MiB: disagreement confirmed by the second job"
+   OR NOT out MATCHES "FAIL: the two methods disagree beyond noise in two independent jobs")
+  message(FATAL_ERROR "a disagreement of both jobs was not confirmed (confirmed: ${confirmed})")
+endif()
+message(STATUS "bcast-check: a disagreement of one job not confirmed (pass), of two jobs confirmed (fail)")
