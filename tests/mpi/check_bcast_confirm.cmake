@@ -3,6 +3,7 @@
 # times doubled) is measured again and not confirmed, so the check passes and
 # says so; one in both jobs (disagree) fails it. 4 MiB with a 30 % allowance,
 # so the uninjected second job agrees whatever the machine's phase.
+# Last, a bcast-check.json that cannot be written.
 # Arguments: DRIVER, CONFIG, OUT.
 function(bcast_check fault expect_rc)
   file(REMOVE_RECURSE "${OUT}/${fault}")
@@ -38,3 +39,16 @@ if(NOT confirmed OR NOT out MATCHES "4MiB: disagreement confirmed by the second 
   message(FATAL_ERROR "a disagreement of both jobs was not confirmed (confirmed: ${confirmed})")
 endif()
 message(STATUS "bcast-check: a disagreement of one job not confirmed (pass), of two jobs confirmed (fail)")
+
+# Results that cannot be stored are never announced: a directory where
+# bcast-check.json goes makes the write fail (even for root); exit 3 with
+# the reason, no "results:" line.
+file(REMOVE_RECURSE "${OUT}/blocked")
+file(MAKE_DIRECTORY "${OUT}/blocked/bcast-check/n2/bcast-check.json")
+execute_process(COMMAND "${DRIVER}" bcast-check --nodes 2 --sizes 4MiB --relative-tolerance 0.3
+                        --config "${CONFIG}" --out "${OUT}/blocked"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 200)
+if(NOT rc EQUAL 3 OR NOT out MATCHES "error: cannot write [^\n]*bcast-check.json" OR out MATCHES "results: ")
+  message(FATAL_ERROR "an unwritable bcast-check.json: exit ${rc}, expected 3 with the reason and no results line\n${out}${err}")
+endif()
+message(STATUS "bcast-check: an unwritable bcast-check.json is exit 3, named, not announced")

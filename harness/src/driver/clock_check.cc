@@ -13,6 +13,7 @@
 #include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/reduce.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/stats.h"
 
 namespace fs = std::filesystem;
@@ -197,7 +198,8 @@ int ClockCheck(const Config& cfg, const ClockCheckOptions& o) {
     std::cout << "FAIL: " << r.error << "\n";
     return r.status;
   }
-  std::ofstream(dir / "clock-check.json") << ClockCheckJson(o, r).dump(1) << "\n";
+  const std::string write_error =
+      WriteFileAtomically(dir / "clock-check.json", ClockCheckJson(o, r).dump(1) + "\n");
   std::printf("clock-check on %d ranks, %s sync (%s)\n", o.nodes, o.clock_sync.c_str(), r.library.c_str());
   if (o.inject_all)
     std::printf(
@@ -250,6 +252,10 @@ int ClockCheck(const Config& cfg, const ClockCheckOptions& o) {
                   Measurement::Numeric("clock error interpolated max us", r.all_interpolated_max * 1e6),
                   Measurement::Numeric("clock sync seconds", r.sync_seconds)});
   std::cout.flush();
+  if (!write_error.empty()) {
+    std::cout << "error: " << write_error << "\n";
+    return kHarnessFailed;
+  }
   if (o.bound_us > 0 &&
       (!(r.all_extrapolated_max * 1e6 <= o.bound_us) || !(r.all_interpolated_max * 1e6 <= o.bound_us))) {
     std::printf("FAIL: clock error exceeds %.2f us\n", o.bound_us);
@@ -331,7 +337,11 @@ ScalingRuns MeasureScalingRuns(const Config& cfg, const ClockScalingOptions& o, 
           continue;
         }
         const json j = ClockCheckJson(co, r);
-        std::ofstream(dir / "clock-check.json") << j.dump(1) << "\n";
+        if (const std::string e = WriteFileAtomically(dir / "clock-check.json", j.dump(1) + "\n");
+            !e.empty()) {
+          std::printf("FAIL %s n%d run %d: %s\n", m.c_str(), n, rep, e.c_str());
+          ++s.failures;
+        }
         s.runs.push_back(j);
         AddScalingRun(m, n, r, &s);
         std::printf(
@@ -532,16 +542,19 @@ int ClockScaling(const Config& cfg, const ClockScalingOptions& o) {
   json model = SyncTimeModel(s, o);
   if (!s.depth_x.empty()) model["tree_error"] = TreeErrorModel(s, o);
   fs::create_directories(root);
-  std::ofstream(root / "clock-scaling.json") << json({{"library_version", library},
-                                                      {"repetitions", o.repetitions},
-                                                      {"wait_s", o.wait},
-                                                      {"offset_s", o.offset},
-                                                      {"drift_ppm", o.drift * 1e6},
-                                                      {"table", table},
-                                                      {"model", model},
-                                                      {"runs", s.runs}})
-                                                    .dump(1)
-                                             << "\n";
+  const json doc = {{"library_version", library},
+                    {"repetitions", o.repetitions},
+                    {"wait_s", o.wait},
+                    {"offset_s", o.offset},
+                    {"drift_ppm", o.drift * 1e6},
+                    {"table", table},
+                    {"model", model},
+                    {"runs", s.runs}};
+  if (const std::string e = WriteFileAtomically(root / "clock-scaling.json", doc.dump(1) + "\n");
+      !e.empty()) {
+    std::cout << "error: " << e << "\n";
+    return kHarnessFailed;
+  }
   std::cout << "results: " << (root / "clock-scaling.json").string() << "\n";
   return s.failures == 0 ? kPass : kHarnessFailed;
 }

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <tuple>
 
@@ -348,10 +347,8 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
     j["baseline"] = baseline_dir;
     j["run"] = run_dir;
     j["exit_code"] = rc;
-    std::ofstream f(o.json_out);
-    f << j.dump(1) << "\n";
-    if (!f) {
-      std::cerr << "nbcguard compare: cannot write " << o.json_out << "\n";
+    if (const std::string e = WriteFileAtomically(o.json_out, j.dump(1) + "\n"); !e.empty()) {
+      std::cerr << "nbcguard compare: " << e << "\n";
       return kUsage;
     }
   }
@@ -427,8 +424,13 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
   out << "baseline: a regression is " << RuleText(o) << "\n";
   if (!history_note.empty()) out << "baseline: " << history_note << "\n";
   PrintText(out, c, o, {});
-  std::ofstream(fs::path(results_path).parent_path() / "baseline-comparison.json")
-      << ComparisonJson(c, o, {}).dump(1) << "\n";
+  if (const std::string e =
+          WriteFileAtomically(fs::path(results_path).parent_path() / "baseline-comparison.json",
+                              ComparisonJson(c, o, {}).dump(1) + "\n");
+      !e.empty()) {
+    out << "error: " << e << "\n";
+    return {kHarnessFailed, c};
+  }
   const int rc = c.regressions.empty() ? kPass : kFail;
   return {rc, c};
 }

@@ -301,12 +301,8 @@ int HistoryCheckCommand(const HistoryCommandOptions& o) {
               {"undecided", report.undecided},
               {"findings", json::array()}};
     for (const HistoryFinding& f : report.findings) j["findings"].push_back(FindingJson(f));
-    const std::string tmp = o.json_out + ".tmp";
-    std::ofstream(tmp) << j.dump(1) << "\n";
-    std::error_code ec;
-    fs::rename(tmp, o.json_out, ec);
-    if (ec) {
-      std::cerr << "nbcguard history check: cannot write " << o.json_out << ": " << ec.message() << "\n";
+    if (const std::string e = WriteFileAtomically(o.json_out, j.dump(1) + "\n"); !e.empty()) {
+      std::cerr << "nbcguard history check: " << e << "\n";
       return kUsage;
     }
   }

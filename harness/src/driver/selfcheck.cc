@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -14,6 +13,7 @@
 #include "nbcguard/driver_common.h"
 #include "nbcguard/raw_records.h"
 #include "nbcguard/reduce.h"
+#include "nbcguard/results_io.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/units.h"
 
@@ -257,7 +257,7 @@ int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t, std
   const bool agree = t.confirmed == 0;
   report["agree"] = agree;
   report["not_confirmed"] = t.not_confirmed;
-  std::ofstream(dir / "bcast-check.json") << report.dump(1) << "\n";
+  const std::string write_error = WriteFileAtomically(dir / "bcast-check.json", report.dump(1) + "\n");
   std::fflush(stdout);
   PrintCTestMeasurements(std::cout,
                          {Measurement::Numeric("bcast-check worst difference / tolerance", t.worst),
@@ -270,6 +270,10 @@ int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t, std
                                     : "agree at every size");
   else std::printf("FAIL: the two methods disagree beyond noise %s (see above)\n", how.c_str());
   std::fflush(stdout);
+  if (!write_error.empty()) {
+    std::cout << "error: " << write_error << "\n";
+    return kHarnessFailed;
+  }
   std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
   if (!agree && second_rc) return *second_rc;
   return agree ? kPass : kFail;
