@@ -106,17 +106,19 @@ foreach(run "base:background:none yet:baseline: no baseline for this test"
   endif()
 endforeach()
 
-# background acts inside the collective's calls only, so MPI's idle state
-# is the library's: the second background run takes the first's
-# r_mpi_impact rounds (same behaviour and parameters) instead of measuring
+# background and deferred act inside the collective's calls only, so MPI's
+# idle state is the same under both: the second background run and the
+# deferred run take the base run's r_mpi_impact rounds instead of measuring
 # them again (docs/method.md, "r_mpi_impact shared between tests").
 if(NOT "$ENV{NBCGUARD_IMPACT_REUSE}" STREQUAL "0")
-  file(READ "${OUT}/same/ref-compare/n2/basic/results.json" rj)
-  string(JSON reused ERROR_VARIABLE e GET "${rj}" mpi_impact_source reused)
-  if(NOT reused STREQUAL "ON" AND NOT reused STREQUAL "true")
-    message(FATAL_ERROR "same: r_mpi_impact measured again (mpi_impact_source.reused '${reused}' ${e}); "
-                        "the base run's rounds were not shared")
-  endif()
+  foreach(name same deferred)
+    file(READ "${OUT}/${name}/ref-compare/n2/basic/results.json" rj)
+    string(JSON reused ERROR_VARIABLE e GET "${rj}" mpi_impact_source reused)
+    if(NOT reused STREQUAL "ON" AND NOT reused STREQUAL "true")
+      message(FATAL_ERROR "${name}: r_mpi_impact measured again (mpi_impact_source.reused '${reused}' ${e}); "
+                          "the base run's rounds were not shared")
+    endif()
+  endforeach()
 endif()
 
 function(compare expected_rc label)

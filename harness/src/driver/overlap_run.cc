@@ -67,8 +67,11 @@ void PrintReferenceDelivered(std::ostream& os, const json& d) {
 // The deployment as the calibration cache key knows it: everything the
 // driver changes about the run that can change a collective's or the
 // computation's time (deployment, progression, environment, reference
-// behaviour). Paths that differ from run to run stay out.
-std::string CacheDeployment(const JobSetup& s) {
+// behaviour). Paths that differ from run to run stay out. Without
+// `reference_parameters`, the reference behaviour's own variables
+// (NBCGUARD_REFERENCE*) stay out too: what r_mpi_impact's key needs for a
+// behaviour that acts only inside the collective's calls (ImpactKey).
+std::string CacheDeployment(const JobSetup& s, bool reference_parameters = true) {
   const Config& cfg = s.cfg;
   std::string out = s.test.Variant();
   // The launcher and its options place the ranks (srun --cpu-bind, mpirun's
@@ -80,7 +83,9 @@ std::string CacheDeployment(const JobSetup& s) {
   for (const std::string& a : s.plan.harness_args) out += " " + a;
   for (const auto& [k, v] : s.plan.env) out += " " + k + "=" + v;
   for (const auto& [k, v] : cfg.harness_env) {
-    if (k != "LD_PRELOAD" && k != "NBCGUARD_REFERENCE_LOG") out += " " + k + "=" + v;
+    if (k == "LD_PRELOAD" || k == "NBCGUARD_REFERENCE_LOG") continue;
+    if (!reference_parameters && k.rfind("NBCGUARD_REFERENCE", 0) == 0) continue;
+    out += " " + k + "=" + v;
   }
   return out;
 }
@@ -102,9 +107,11 @@ std::string Built(const std::string& path) {
 // (impact_store.h): the same text and target mean the same measurement.
 // Empty when the test must measure its own: a reference behaviour that
 // changes the idle state (passive-impact, slow-rank), or reuse switched off
-// (--impact-reuse 0, the confirming job). A reference behaviour acting only
-// inside the collective's calls shares the library's measurement, keyed by
-// its parameters (in the deployment's environment) and its library's build.
+// (--impact-reuse 0, the confirming job). The reference behaviours acting
+// only inside the collective's calls (all but those two) leave MPI's idle
+// state as the preloaded library makes it, whatever the behaviour and its
+// parameters: they share one measurement, keyed by the reference library's
+// build, not by the behaviour (CacheDeployment without its variables).
 std::string ImpactKey(const JobSetup& s, const ImpactSetup& impact) {
   const ReferenceSpec& ref = s.test.spec.reference;
   // --inject-fault impact-late disturbs the job's own measurement.
@@ -116,7 +123,7 @@ std::string ImpactKey(const JobSetup& s, const ImpactSetup& impact) {
   }
   return "implementation=" + s.cfg.implementation + reference + " harness=" + Built(s.cfg.harness) +
          " compute=" + Built(s.cfg.compute) + " nodes=" + std::to_string(impact.nodes) +
-         " threads=" + std::to_string(impact.threads) + " deployment=" + CacheDeployment(s) +
+         " threads=" + std::to_string(impact.threads) + " deployment=" + CacheDeployment(s, false) +
          " thread_cpus=" + impact.thread_cpus + " process_cpus=" + impact.process_cpus +
          " repetitions_per_round=" + std::to_string(impact.per_round);
 }
