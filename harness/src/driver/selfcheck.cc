@@ -108,9 +108,8 @@ void PrintBcastHeader(const BcastCheckOptions& o, const std::string& version, co
       "  acknowledgement (de Supinski and Karonis, HPDC 1999): OL = max over destinations i of E_i - RTT_i/2, no clock sync\n");
   std::printf(
       "  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew; a difference past it fails only "
-      "when the confidence intervals of both medians are past it too (else: within noise), and a second "
-      "job sees it too\n",
-      100 * model.relative);
+      "when the confidence intervals of both medians are past it too (else: within noise)%s\n",
+      100 * model.relative, o.confirm ? ", and a second job sees it too" : " (one job: --no-confirm)");
 }
 
 void PrintBcastColumns() {
