@@ -5,14 +5,13 @@
 # so the uninjected second job agrees whatever the machine's phase.
 # Last, a bcast-check.json that cannot be written.
 # Arguments: DRIVER, CONFIG, OUT.
+include(${CMAKE_CURRENT_LIST_DIR}/run_driver.cmake)
 function(bcast_check fault expect_rc)
   file(REMOVE_RECURSE "${OUT}/${fault}")
-  execute_process(COMMAND "${DRIVER}" bcast-check --nodes 2 --sizes 4MiB --relative-tolerance 0.3
-                          --inject-fault ${fault} --config "${CONFIG}" --out "${OUT}/${fault}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 200)
-  message("${out}")
+  nbcguard_run("bcast-check --inject-fault ${fault}" "${DRIVER}" bcast-check --nodes 2 --sizes 4MiB
+               --relative-tolerance 0.3 --inject-fault ${fault} --config "${CONFIG}" --out "${OUT}/${fault}")
   if(NOT rc EQUAL ${expect_rc})
-    message(FATAL_ERROR "--inject-fault ${fault}: exit ${rc}, expected ${expect_rc}\n${err}")
+    message(FATAL_ERROR "--inject-fault ${fault}: exit ${rc}, expected ${expect_rc}")
   endif()
   set(dir "${OUT}/${fault}/bcast-check/n2")
   if(NOT EXISTS "${dir}/confirm/raw.jsonl")

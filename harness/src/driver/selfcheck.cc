@@ -298,13 +298,13 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
                  {"sizes", json::array()}};
   if (!o.fault.empty()) report["injected_fault"] = o.fault;
   BcastTally tally;
-  bool any_disagree = false;
+  int disagreeing = 0;  // beyond noise, in this first job
   for (const BcastComparison& c : first.sizes) {
     PrintBcastRow(c);
     report["sizes"].push_back(BcastSizeJson(c));
     tally.within_noise += c.within_noise ? 1 : 0;
     tally.worst = std::max(tally.worst, std::fabs(c.difference) / c.tolerance);
-    any_disagree = any_disagree || c.disagree();
+    disagreeing += c.disagree() ? 1 : 0;
   }
   std::fflush(stdout);
   if (report["sizes"].empty()) {
@@ -312,11 +312,9 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
     return kHarnessFailed;
   }
   std::optional<int> second_rc;
-  if (any_disagree && o.confirm) {
+  if (disagreeing > 0 && o.confirm)
     second_rc = ConfirmDisagreements(cfg, o, dir, first.sizes, &report, &tally);
-  } else {
-    for (const BcastComparison& c : first.sizes) tally.confirmed += c.disagree() ? 1 : 0;
-  }
+  else tally.confirmed = disagreeing;
   return FinishBcastCheck(dir, report, tally, second_rc,
                           o.confirm ? "in two independent jobs" : "in its only job (--no-confirm)");
 }
