@@ -4,9 +4,10 @@
 #   bash tools/lint.sh [--format-only | --tidy-only] [--report] [--preset P] [-p BUILD_DIR] [FILE...]
 # FILE...: the files to check (default: every tracked .cc and .h file).
 # clang-tidy runs on the .cc files among them that BUILD_DIR compiles
-# (default build/P, P default mpich; configured with `cmake --preset P -B
-# BUILD_DIR` when it has no compile_commands.json yet: configuring is
-# enough, nothing is built);
+# (default build/lint-P, P default mpich; configured with `cmake --preset P -B
+# BUILD_DIR -DNBCGUARD_UNITY_BUILD=OFF` when it has no
+# compile_commands.json yet: configuring is enough, nothing is built; a
+# unity build's directory is refused);
 # headers are checked through the files that include them.
 # --report: print what each tool would change or finds (files and lines
 # the formatter would change; clang-tidy findings by check, then each
@@ -26,13 +27,13 @@ while [ $# -gt 0 ]; do
     --report) report=1 ;;
     -p) build=${2:?-p needs a build directory}; shift ;;
     --preset) preset=${2:?--preset needs a configure preset}; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "lint: unknown option $1" >&2; exit 2 ;;
     *) files+=("$1") ;;
   esac
   shift
 done
-build=${build:-build/$preset}
+build=${build:-build/lint-$preset}
 if [ ${#files[@]} -eq 0 ]; then
   mapfile -t files < <(git ls-files '*.cc' '*.h')
 fi
@@ -65,7 +66,14 @@ fi
 if [ $tidy -eq 1 ]; then
   if [ ! -f "$build/compile_commands.json" ]; then
     echo "lint: configuring $build (cmake --preset $preset) for its compile_commands.json"
-    cmake --preset "$preset" -B "$build" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 2; }
+    cmake --preset "$preset" -B "$build" -DNBCGUARD_UNITY_BUILD=OFF >"$tmp/configure.log" 2>&1 ||
+      { cat "$tmp/configure.log"; exit 2; }
+  fi
+  # A unity build's compile commands name its batches, not the files.
+  if grep -q '"file": *"[^"]*/Unity/unity_[^"]*"' "$build/compile_commands.json"; then
+    echo "lint: $build is a unity build (its compile commands name batches, not files);" \
+         "configure it with -DNBCGUARD_UNITY_BUILD=OFF or give another directory with -p" >&2
+    exit 2
   fi
   # The .cc files the build compiles, of those asked for.
   grep -o '"file": *"[^"]*"' "$build/compile_commands.json" | sed 's/.*"\([^"]*\)"$/\1/' | sort -u >"$tmp/compiled"
