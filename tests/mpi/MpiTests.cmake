@@ -5,15 +5,22 @@ set(_impl "${NBCGUARD_MPI_IMPL_DETECTED}")
 set(_out "${CMAKE_BINARY_DIR}/mpi-tests")
 
 # One helper for every MPI test: serial (timing), 2 ranks unless RANKS
-# says otherwise (label nN), labelled.
+# says otherwise (label nN), labelled. SHARED: a test of the driver's own
+# logic, whose outcome does not depend on the library: in the CI tier of
+# the build NBCGUARD_CI_SHARED_TESTS names, else in the nightly tier
+# (tests/CMakeLists.txt).
 function(nbcguard_mpi_test name)
-  cmake_parse_arguments(T "" "TIMEOUT;RANKS" "COMMAND" ${ARGN})
+  cmake_parse_arguments(T "SHARED" "TIMEOUT;RANKS" "COMMAND" ${ARGN})
   if(NOT T_RANKS)
     set(T_RANKS 2)
   endif()
+  set(_tier quick)
+  if(T_SHARED)
+    set(_tier ${_shared_mpi_tier})
+  endif()
   add_test(NAME ${_impl}.mpi.${name} COMMAND ${T_COMMAND})
   set_tests_properties(${_impl}.mpi.${name} PROPERTIES
-    LABELS "mpi;integration;${_impl};n${T_RANKS};quick" RUN_SERIAL TRUE PROCESSORS ${T_RANKS} TIMEOUT ${T_TIMEOUT})
+    LABELS "mpi;integration;${_impl};n${T_RANKS};${_tier}" RUN_SERIAL TRUE PROCESSORS ${T_RANKS} TIMEOUT ${T_TIMEOUT})
 endfunction()
 
 # Every registered collective returns the right data.
@@ -75,14 +82,14 @@ nbcguard_mpi_test(end-to-end TIMEOUT 300
 set_property(TEST ${_impl}.mpi.end-to-end PROPERTY SKIP_REGULAR_EXPRESSION "end-to-end INCONCLUSIVE")
 
 # The same case with --quiet: only outcome lines, results.json in full.
-nbcguard_mpi_test(quiet-output TIMEOUT 120
+nbcguard_mpi_test(quiet-output SHARED TIMEOUT 120
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/quiet
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_quiet.cmake)
 
 # A load started during the run (three busy processes on the two cores):
 # every point the gates refuse is measured again; none is read as overlap
 # (check_disturbed.cmake).
-nbcguard_mpi_test(disturbed-run TIMEOUT 300
+nbcguard_mpi_test(disturbed-run SHARED TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/disturbed
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml
           -P ${CMAKE_CURRENT_LIST_DIR}/check_disturbed.cmake)
@@ -110,7 +117,7 @@ nbcguard_mpi_test(binding-recorded TIMEOUT 120
 # The stopping rule on the interval of the median (docs/method.md,
 # "Repetitions: a stopping rule"): stops at min when the precision is met,
 # runs to max when it is not (check_stopping.cmake).
-nbcguard_mpi_test(stopping-rule TIMEOUT 180
+nbcguard_mpi_test(stopping-rule SHARED TIMEOUT 180
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/stopping
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/stopping.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_stopping.cmake)
 
@@ -132,7 +139,7 @@ nbcguard_mpi_test(strategies TIMEOUT 400
 # first one found; a third, on a poisoned file, drops the sizes no search
 # wrote and rewrites the file; a case sharing one computation target reuses
 # that target's r_mpi_impact rounds only (check_cache.cmake).
-nbcguard_mpi_test(calibration-cache TIMEOUT 300
+nbcguard_mpi_test(calibration-cache SHARED TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/calibration-cache
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/cache.yaml -DWIDER=${CMAKE_CURRENT_LIST_DIR}/data/cache-wider.yaml
           -P ${CMAKE_CURRENT_LIST_DIR}/check_cache.cmake)
@@ -140,14 +147,14 @@ nbcguard_mpi_test(calibration-cache TIMEOUT 300
 # Nightly mode against a baseline whose results.json for the test is
 # unreadable: named with its error, and the test fails
 # (check_baseline_unreadable.cmake).
-nbcguard_mpi_test(baseline-unreadable TIMEOUT 300
+nbcguard_mpi_test(baseline-unreadable SHARED TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/baseline-unreadable
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/no-rule-thresholds
           -P ${CMAKE_CURRENT_LIST_DIR}/check_baseline_unreadable.cmake)
 set_property(TEST ${_impl}.mpi.baseline-unreadable PROPERTY SKIP_REGULAR_EXPRESSION "baseline-unreadable INCONCLUSIVE")
 # An output directory that fills up during the run: the write error is the
 # reason and exit 2 (check_full_disk.cmake; root only, else skipped).
-nbcguard_mpi_test(full-disk TIMEOUT 240
+nbcguard_mpi_test(full-disk SHARED TIMEOUT 240
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/full-disk
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/e2e.yaml -P ${CMAKE_CURRENT_LIST_DIR}/check_full_disk.cmake)
 set_property(TEST ${_impl}.mpi.full-disk PROPERTY SKIP_REGULAR_EXPRESSION "full-disk SKIPPED")
@@ -193,7 +200,7 @@ set_tests_properties(${_impl}.mpi.verify-detects-corruption PROPERTIES
 
 # A limit exceeded beyond noise in one job is measured again by a second,
 # independent job before it fails the test; --no-confirm judges on one job.
-nbcguard_mpi_test(confirm-failure TIMEOUT 300
+nbcguard_mpi_test(confirm-failure SHARED TIMEOUT 300
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/confirm
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/confirm.yaml
           -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/confirm-thresholds
@@ -202,7 +209,7 @@ nbcguard_mpi_test(confirm-failure TIMEOUT 300
 # A rank of the r_mpi_impact job falling behind twice (a busy machine,
 # --inject-fault impact-late) refuses the points r_mpi_impact judges; the
 # second job measures them; never a harness failure.
-nbcguard_mpi_test(impact-disturbed TIMEOUT 120
+nbcguard_mpi_test(impact-disturbed SHARED TIMEOUT 120
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/impact-disturbed
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/impact-disturbed.yaml
           -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/impact-thresholds
@@ -247,7 +254,7 @@ set_tests_properties(${_impl}.mpi.communicator-injected-bug PROPERTIES
 
 # A regression against the baseline is measured again by a second job
 # before it fails the test; --no-confirm judges on one job.
-nbcguard_mpi_test(baseline-confirm TIMEOUT 400
+nbcguard_mpi_test(baseline-confirm SHARED TIMEOUT 400
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/baseline-confirm
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/compare/reference.yaml
           -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/baseline-confirm-thresholds
@@ -276,7 +283,7 @@ set_tests_properties(${_impl}.mpi.missing-thresholds PROPERTIES
 # collective's MPI_Wait sleeps: cpu_busy_nbc ~0 where polling reads 1).
 # Label reference
 # selects them alone. All but passive-impact are part of the CI tier (label
-# quick, like every MPI test here). passive-impact is nightly: its answer is
+# quick, like every MPI test here but the SHARED ones in one build). passive-impact is nightly: its answer is
 # a comparison of jobs with and without MPI, seconds apart, and on these VMs
 # a vCPU's speed changes 1.7-2x for seconds at a time, so 9 rounds'
 # ratios for an expected 2 spread 1.16-2.12 (MPICH, 2026-11-22) and the
