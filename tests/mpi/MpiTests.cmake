@@ -283,9 +283,10 @@ set_tests_properties(${_impl}.mpi.missing-thresholds PROPERTIES
 # collective's MPI_Wait sleeps: cpu_busy_nbc ~0 where polling reads 1).
 # Label reference
 # selects them alone. All but passive-impact are part of the CI tier (label
-# quick, like every MPI test here but the SHARED ones in one build). passive-impact is nightly: its answer is
-# a comparison of jobs with and without MPI, seconds apart, and on these VMs
-# a vCPU's speed changes 1.7-2x for seconds at a time, so 9 rounds'
+# quick, like every MPI test here but the SHARED ones outside their one
+# build). passive-impact is nightly: its answer is a comparison of jobs
+# with and without MPI, seconds apart, and on these VMs a vCPU's speed
+# changes 1.7-2x for seconds at a time, so 9 rounds'
 # ratios for an expected 2 spread 1.16-2.12 (MPICH, 2026-11-22) and the
 # check stayed inconclusive twice in a row; a clean-clone CI run failed on
 # it as well. A CI verdict must not hang on that; the nightly run keeps it
