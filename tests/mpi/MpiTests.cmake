@@ -197,6 +197,22 @@ nbcguard_mpi_test(verify-detects-corruption TIMEOUT 120
   COMMAND ${_driver} verify --nodes 2 --inject-fault corrupt --config ${_cfg} --out ${_out}/corrupt)
 set_tests_properties(${_impl}.mpi.verify-detects-corruption PROPERTIES
   PASS_REGULAR_EXPRESSION "CONFORMANCE FAILURE: ibcast count 1: rank [0-9]+: broadcast buffer element 0: expected")
+# A call that completes without delivering: no call after the first
+# repetition, on every rank. Fill keeps a buffer that holds the previous
+# repetition's checked values instead of resetting it to -1, so rank 1 must
+# find repetition 0's value (Pattern(0, 0, 0) = 0) where repetition 1's (17)
+# belongs: the kept buffer, and the check that still catches it.
+nbcguard_mpi_test(verify-detects-stale-data TIMEOUT 120
+  COMMAND ${_driver} verify --nodes 2 --inject-fault stale --config ${_cfg} --out ${_out}/stale)
+set_tests_properties(${_impl}.mpi.verify-detects-stale-data PROPERTIES
+  PASS_REGULAR_EXPRESSION "CONFORMANCE FAILURE: ibcast count 1: rank 1: broadcast buffer element 0: expected 17, got 0")
+# No call at all: a buffer just allocated holds zeros, and repetition 0's
+# value at element 0 is 0, so only the reset to -1 that Fill does when it
+# knows nothing of the buffer catches it.
+nbcguard_mpi_test(verify-detects-unwritten-data TIMEOUT 120
+  COMMAND ${_driver} verify --nodes 2 --inject-fault unwritten --config ${_cfg} --out ${_out}/unwritten)
+set_tests_properties(${_impl}.mpi.verify-detects-unwritten-data PROPERTIES
+  PASS_REGULAR_EXPRESSION "CONFORMANCE FAILURE: ibcast count 1: rank 1: broadcast buffer element 0: expected 0, got -1")
 
 # A limit exceeded beyond noise in one job is measured again by a second,
 # independent job before it fails the test; --no-confirm judges on one job.

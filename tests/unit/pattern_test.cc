@@ -98,5 +98,59 @@ TEST(Pattern, PlacedBlocksAndTheGapsBetweenThem) {
   }
 }
 
+
+// The claim that lets Fill keep a checked buffer instead of resetting it:
+// every value of repetition b differs from repetition a's at the same
+// element, for single terms and for sums over any ranks, whenever
+// RepetitionsDifferEverywhere says so. Checked exhaustively over the
+// residues that decide it (each term's (31 r + 7 i) mod the period).
+TEST(Pattern, RepetitionsThatDifferEverywhereDifferInEverySum) {
+  std::mt19937 gen(7);
+  std::uniform_int_distribution<int> rank(0, 4095);
+  std::uniform_int_distribution<std::uint64_t> element(0, 1u << 30);
+  for (int ranks : {1, 2, 3, 16, 1020}) {
+    for (int a : {0, 1, 5, 92}) {
+      for (int d = -3; d <= 1030; ++d) {
+        const int b = a + d;
+        if (!RepetitionsDifferEverywhere(a, b, ranks)) continue;
+        for (int trial = 0; trial < 4; ++trial) {
+          // A sum of s terms, s <= ranks, each from any rank and element (the
+          // reductions sum one element over ranks; a copy is s = 1).
+          for (int s : {1, ranks / 2 + 1, ranks}) {
+            std::int64_t before = 0, after = 0;
+            for (int t = 0; t < s; ++t) {
+              const int r = rank(gen);
+              const std::uint64_t i = element(gen);
+              before += Pattern(r, a, i);
+              after += Pattern(r, b, i);
+            }
+            ASSERT_NE(before, after) << "ranks " << ranks << ", a " << a << ", b " << b << ", s " << s;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Where the claim does not hold it is not made: the same repetition (a
+// redone try), a step of a whole period, or a communicator big enough for a
+// sum of kPatternPeriod terms, whose residue does not move.
+TEST(Pattern, RepetitionsThatMayCoincideAreNotSaidToDiffer) {
+  EXPECT_FALSE(RepetitionsDifferEverywhere(4, 4, 2));
+  EXPECT_FALSE(RepetitionsDifferEverywhere(0, static_cast<int>(kPatternPeriod), 2));
+  EXPECT_FALSE(RepetitionsDifferEverywhere(3, 3 - 2 * static_cast<int>(kPatternPeriod), 2));
+  EXPECT_FALSE(RepetitionsDifferEverywhere(0, 1, static_cast<int>(kPatternPeriod)));
+  EXPECT_FALSE(RepetitionsDifferEverywhere(0, 1, 0));
+  EXPECT_TRUE(RepetitionsDifferEverywhere(0, 1, static_cast<int>(kPatternPeriod) - 1));
+  EXPECT_TRUE(RepetitionsDifferEverywhere(5, 2, 2));
+  // A sum of kPatternPeriod equal terms is the same in every repetition.
+  std::int64_t r0 = 0, r1 = 0;
+  for (std::uint64_t t = 0; t < kPatternPeriod; ++t) {
+    r0 += Pattern(static_cast<int>(t), 0, 0);
+    r1 += Pattern(static_cast<int>(t), 1, 0);
+  }
+  EXPECT_EQ(r0, r1);
+}
+
 }  // namespace
 }  // namespace nbcguard

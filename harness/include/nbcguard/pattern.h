@@ -27,6 +27,20 @@ inline std::int32_t Pattern(int r, int rep, std::uint64_t i) {
       kPatternPeriod);
 }
 
+// True when every value a collective must deliver in repetition b differs
+// from the one at the same element in repetition a, for any communicator of
+// `ranks` ranks. A delivered value is one Pattern term or a sum of s <= ranks
+// of them (the reductions, the scans), and each term moves by 17 * (b - a)
+// modulo kPatternPeriod, so the sum moves by 17 * s * (b - a) modulo it:
+// never by 0 while kPatternPeriod (a prime, above 17) divides neither b - a
+// nor s. So a buffer that holds repetition a's checked values needs no reset
+// before repetition b: an element b's call leaves unwritten still fails.
+inline bool RepetitionsDifferEverywhere(int a, int b, int ranks) {
+  const std::int64_t d = static_cast<std::int64_t>(b) - a;
+  return d % static_cast<std::int64_t>(kPatternPeriod) != 0 && ranks > 0 &&
+         static_cast<std::uint64_t>(ranks) < kPatternPeriod;
+}
+
 // The value expected at offset e (< kPatternPeriod) of block `block`; the
 // same at e + k * kPatternPeriod.
 using BlockValue = std::function<std::int32_t(std::uint64_t block, std::uint64_t e)>;

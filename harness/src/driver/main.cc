@@ -322,8 +322,10 @@ Command AddVerify(CLI::App& app, std::string* config_path) {
       ->add_option("--communicator", o->communicator, "the collectives' communicator: world, reversed or dup")
       ->check(CLI::IsMember(CommunicatorNames()));
   verify
-      ->add_option("--inject-fault", o->fault, "corrupt: flip one delivered element (tests the check itself)")
-      ->check(CLI::IsMember({"none", "corrupt"}));
+      ->add_option("--inject-fault", o->fault,
+                   "corrupt: flip one delivered element; stale: make no call after the first repetition, so "
+                   "the buffers keep the previous result; unwritten: make no call (tests the check itself)")
+      ->check(CLI::IsMember({"none", "corrupt", "stale", "unwritten"}));
   verify->add_option("--out", o->out);
   verify->add_option("--config", *config_path);
   return {verify, true, [o](const Config& cfg) -> int {

@@ -14,7 +14,8 @@ namespace nbcguard {
 // clock-check: clock_check.h.
 
 // Every registered collective at a few sizes; fault "corrupt" flips one
-// delivered element to show the check catches it.
+// delivered element, "stale" makes no call after the first repetition,
+// "unwritten" none, to show the check catches each.
 // root: the root of the rooted collectives (-1: the last rank);
 // communicator: world, reversed or dup (the case field's values).
 int Verify(const Config& cfg, int nodes, const std::string& out, const std::string& fault, int root = 0,

@@ -13,9 +13,17 @@
 // Start, Blocking and Init of one collective from its one argument list:
 // MPI_<NB>(args..., request), MPI_<B>(args...) and the persistent
 // MPI_<B>_init(args..., MPI_INFO_NULL, request) (persistent.h).
-#define NBCGUARD_CALLS(NB, B, ...)                                        \
-  int Start(MPI_Request* q) override { return MPI_##NB(__VA_ARGS__, q); } \
-  int Blocking() override { return MPI_##B(__VA_ARGS__); }                \
+// Start and Blocking may write the delivered buffer: what Fill knew of its
+// content no longer holds (Delivering).
+#define NBCGUARD_CALLS(NB, B, ...)     \
+  int Start(MPI_Request* q) override { \
+    Delivering();                      \
+    return MPI_##NB(__VA_ARGS__, q);   \
+  }                                    \
+  int Blocking() override {            \
+    Delivering();                      \
+    return MPI_##B(__VA_ARGS__);       \
+  }                                    \
   int Init(MPI_Request* q) override { NBCGUARD_INIT_CALL(B, __VA_ARGS__); }
 
 namespace nbcguard {
@@ -38,16 +46,31 @@ class Base : public Collective {
     count_ = count;
     send_.assign(SendElems(count), 0);
     recv_.assign(RecvElems(count), 0);
+    content_ = Content::kUnknown;
   }
   std::uint64_t BytesPerRank(std::uint64_t count) const override { return 4 * SendElems(count); }
   std::uint64_t MaxCount(std::uint64_t budget) const override {
     const std::uint64_t per = SendElems(1) + RecvElems(1);
     return per == 0 ? 1 : budget / (4 * per);
   }
+  // The send data of `rep`, and -1 in the buffer the call delivers into
+  // unless what it holds already differs from everything `rep` must deliver
+  // there (StaleDiffers): an element the call fails to write is then caught
+  // by Verify all the same, and a pass over the buffer is saved.
   void Fill(int rep) override {
     FillSend(rep);
-    std::fill(recv_.begin(), recv_.end(), -1);
+    if (StaleDiffers(rep)) return;
+    ResetDelivered();
+    content_ = Content::kReset;
   }
+  // Check's verdict; a buffer found right holds `rep`'s values.
+  std::string Verify(int rep) const final {
+    std::string wrong = Check(rep);
+    content_ = wrong.empty() ? Content::kChecked : Content::kUnknown;
+    content_rep_ = rep;
+    return wrong;
+  }
+  void Delivering() override { content_ = Content::kUnknown; }
   void Corrupt() override {
     std::vector<std::int32_t>& delivered = recv_.empty() ? send_ : recv_;  // ibcast delivers in place
     if (!delivered.empty()) delivered[0] ^= 0x40;
@@ -56,6 +79,11 @@ class Base : public Collective {
  protected:
   virtual std::uint64_t SendElems(std::uint64_t count) const = 0;
   virtual std::uint64_t RecvElems(std::uint64_t count) const = 0;
+  // Empty when what `rep` delivered is right; else what is wrong.
+  virtual std::string Check(int rep) const = 0;
+  // -1 in every element of the buffer the call delivers into: a value no
+  // pattern, nor sum of patterns, takes.
+  virtual void ResetDelivered() { std::fill(recv_.begin(), recv_.end(), -1); }
   // Default: element i of the send buffer carries Pattern(rank, rep, i).
   virtual void FillSend(int rep) {
     FillBlocks(send_, 0, [&](std::uint64_t, std::uint64_t e) { return Pattern(rank_, rep, e); });
@@ -76,21 +104,34 @@ class Base : public Collective {
   int rank_ = 0, size_ = 1, root_ = 0;
   std::uint64_t count_ = 0;
   std::vector<std::int32_t> send_, recv_;
+
+ private:
+  // What the delivered buffer holds: unknown (after Resize, and from a
+  // call's start until Verify finds it right), -1 everywhere (kReset), or
+  // what repetition content_rep_ had to deliver, checked (kChecked). In the
+  // last two a gap, or a block from MPI_PROC_NULL, holds -1.
+  enum class Content { kUnknown, kReset, kChecked };
+  bool StaleDiffers(int rep) const {
+    return content_ == Content::kReset ||
+           (content_ == Content::kChecked && RepetitionsDifferEverywhere(content_rep_, rep, size_));
+  }
+  mutable Content content_ = Content::kUnknown;
+  mutable int content_rep_ = 0;
 };
 
 class Ibcast : public Base {
   using Base::Base;
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
-  void FillSend(int rep) override {  // the root's data; others get overwritten
-    if (rank_ != root_) {
-      std::fill(send_.begin(), send_.end(), -1);
-      return;
-    }
-    Base::FillSend(rep);
+  // The root's data; the others' buffer is the one delivered into.
+  void FillSend(int rep) override {
+    if (rank_ == root_) Base::FillSend(rep);
+  }
+  void ResetDelivered() override {
+    if (rank_ != root_) std::fill(send_.begin(), send_.end(), -1);
   }
   NBCGUARD_CALLS(Ibcast, Bcast, send_.data(), Count(), MPI_INT32_T, root_, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return CheckBlocks("broadcast buffer", send_, 0,
                        [&](std::uint64_t, std::uint64_t e) { return Pattern(root_, rep, e); });
   }
@@ -101,7 +142,7 @@ class Ireduce : public Base {
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }  // root only uses it
   NBCGUARD_CALLS(Ireduce, Reduce, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, root_, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     if (rank_ != root_) return {};
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, e); });
   }
@@ -112,7 +153,7 @@ class Iallreduce : public Base {
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
   NBCGUARD_CALLS(Iallreduce, Allreduce, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, e); });
   }
 };
@@ -123,7 +164,7 @@ class Iallgather : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
   NBCGUARD_CALLS(Iallgather, Allgather, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(),
                  MPI_INT32_T, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(count_,
                   [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
   }
@@ -137,7 +178,7 @@ class Ialltoall : public Base {
                  comm_)
   // Block j of rank r's send buffer goes to rank j, so rank k receives in
   // block r the elements r sent at offsets k*count + e.
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(count_, [&](std::uint64_t src, std::uint64_t e) {
       return Pattern(static_cast<int>(src), rep, rank_ * count_ + e);
     });
@@ -150,7 +191,7 @@ class Igather : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return c * size_; }
   NBCGUARD_CALLS(Igather, Gather, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
                  root_, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     if (rank_ != root_) return {};
     return Expect(count_,
                   [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
@@ -163,7 +204,7 @@ class Iscatter : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
   NBCGUARD_CALLS(Iscatter, Scatter, send_.data(), Count(), MPI_INT32_T, recv_.data(), Count(), MPI_INT32_T,
                  root_, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return Pattern(root_, rep, rank_ * count_ + e); });
   }
 };
@@ -174,7 +215,7 @@ class IreduceScatterBlock : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
   NBCGUARD_CALLS(Ireduce_scatter_block, Reduce_scatter_block, send_.data(), recv_.data(), Count(),
                  MPI_INT32_T, MPI_SUM, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(
         0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, rank_ * count_ + e); });
   }
@@ -185,7 +226,7 @@ class Iscan : public Base {
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
   NBCGUARD_CALLS(Iscan, Scan, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(rank_ + 1, rep, e); });
   }
 };
@@ -195,7 +236,7 @@ class Iexscan : public Base {
   std::uint64_t SendElems(std::uint64_t c) const override { return c; }
   std::uint64_t RecvElems(std::uint64_t c) const override { return c; }
   NBCGUARD_CALLS(Iexscan, Exscan, send_.data(), recv_.data(), Count(), MPI_INT32_T, MPI_SUM, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     if (rank_ == 0) return {};  // undefined on rank 0 by the standard
     return Expect(0, [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(rank_, rep, e); });
   }
@@ -206,7 +247,7 @@ class Ibarrier : public Base {
   std::uint64_t SendElems(std::uint64_t) const override { return 0; }
   std::uint64_t RecvElems(std::uint64_t) const override { return 0; }
   NBCGUARD_CALLS(Ibarrier, Barrier, comm_)
-  std::string Verify(int) const override { return {}; }
+  std::string Check(int) const override { return {}; }
   std::uint64_t MaxCount(std::uint64_t) const override { return 1; }
   bool HasSize() const override { return false; }
 };
@@ -304,7 +345,7 @@ class Igatherv : public Placed {
   Layout RecvLayout(std::uint64_t c) const override { return PerRank(c, 1); }  // root only uses it
   NBCGUARD_CALLS(Igatherv, Gatherv, send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
                  recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, root_, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     if (rank_ != root_) return {};
     return ExpectPlaced(
         [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
@@ -317,7 +358,7 @@ class Iscatterv : public Placed {
   Layout RecvLayout(std::uint64_t c) const override { return Mine(c, 1); }
   NBCGUARD_CALLS(Iscatterv, Scatterv, send_.data(), send_layout_.counts.data(), send_layout_.displs.data(),
                  MPI_INT32_T, recv_.data(), recv_layout_.counts[0], MPI_INT32_T, root_, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return ExpectPlaced(
         [&](std::uint64_t, std::uint64_t e) { return Pattern(root_, rep, rank_ * count_ + e); });
   }
@@ -329,7 +370,7 @@ class Iallgatherv : public Placed {
   Layout RecvLayout(std::uint64_t c) const override { return PerRank(c, 1); }
   NBCGUARD_CALLS(Iallgatherv, Allgatherv, send_.data(), send_layout_.counts[0], MPI_INT32_T, recv_.data(),
                  recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return ExpectPlaced(
         [&](std::uint64_t b, std::uint64_t e) { return Pattern(static_cast<int>(b), rep, e); });
   }
@@ -348,7 +389,7 @@ class Ialltoallv : public Placed {
                  MPI_INT32_T, recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(),
                  MPI_INT32_T, comm_)
   // Block s is what rank s sent as its block `rank`.
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return ExpectPlaced([&](std::uint64_t s, std::uint64_t e) {
       return Pattern(static_cast<int>(s), rep, rank_ * count_ + e);
     });
@@ -380,7 +421,7 @@ class IreduceScatter : public Placed {
   Layout RecvLayout(std::uint64_t c) const override { return Mine(c, 1); }
   NBCGUARD_CALLS(Ireduce_scatter, Reduce_scatter, send_.data(), recv_.data(), send_layout_.counts.data(),
                  MPI_INT32_T, MPI_SUM, comm_)
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return ExpectPlaced(
         [&](std::uint64_t, std::uint64_t e) { return SumOverRanks(size_, rep, rank_ * count_ + e); });
   }
@@ -431,7 +472,7 @@ class IneighborAllgather : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return 2 * c; }
   NBCGUARD_CALLS(Ineighbor_allgather, Neighbor_allgather, send_.data(), Count(), MPI_INT32_T, recv_.data(),
                  Count(), MPI_INT32_T, ring_.comm())
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(count_, [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, e); });
   }
   Ring ring_{comm_};
@@ -446,7 +487,7 @@ class IneighborAlltoall : public Base {
   std::uint64_t RecvElems(std::uint64_t c) const override { return 2 * c; }
   NBCGUARD_CALLS(Ineighbor_alltoall, Neighbor_alltoall, send_.data(), Count(), MPI_INT32_T, recv_.data(),
                  Count(), MPI_INT32_T, ring_.comm())
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return Expect(count_,
                   [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, (1 - b) * count_ + e); });
   }
@@ -462,7 +503,7 @@ class IneighborAllgatherv : public Placed {
   NBCGUARD_CALLS(Ineighbor_allgatherv, Neighbor_allgatherv, send_.data(), send_layout_.counts[0], MPI_INT32_T,
                  recv_.data(), recv_layout_.counts.data(), recv_layout_.displs.data(), MPI_INT32_T,
                  ring_.comm())
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return ExpectPlaced([&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, e); });
   }
   Ring ring_{comm_};
@@ -482,7 +523,7 @@ class IneighborAlltoallv : public Placed {
   NBCGUARD_CALLS(Ineighbor_alltoallv, Neighbor_alltoallv, send_.data(), send_layout_.counts.data(),
                  send_layout_.displs.data(), MPI_INT32_T, recv_.data(), recv_layout_.counts.data(),
                  recv_layout_.displs.data(), MPI_INT32_T, ring_.comm())
-  std::string Verify(int rep) const override {
+  std::string Check(int rep) const override {
     return ExpectPlaced(
         [&](std::uint64_t b, std::uint64_t e) { return ring_.From(b, rep, (1 - b) * count_ + e); });
   }
@@ -542,11 +583,13 @@ class Persistent : public Collective {
   }
   void Fill(int rep) override { inner_->Fill(rep); }
   int Start(MPI_Request* request) override {
+    inner_->Delivering();
     const int rc = MPI_Start(&request_);
     *request = request_;
     return rc;
   }
   int Init(MPI_Request* request) override { return inner_->Init(request); }
+  void Delivering() override { inner_->Delivering(); }
   double InitSeconds() const override { return init_seconds_; }
   int Blocking() override { return inner_->Blocking(); }
   std::string Verify(int rep) const override { return inner_->Verify(rep); }

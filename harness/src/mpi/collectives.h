@@ -1,8 +1,12 @@
 // The nonblocking collectives nbcguard measures: one registry entry each.
 // An entry owns its buffers for a given block count, fills them with a
 // pattern that depends on rank and repetition, starts the nonblocking call,
-// and verifies the result after MPI_Wait (a wrong result is a conformance
-// failure, never a silent pass). Each also runs its blocking twin on the
+// and verifies every delivered element after MPI_Wait (a wrong result is a
+// conformance failure, never a silent pass). The buffer delivered into is
+// set to -1 before a call unless it holds the previous call's checked
+// values, which differ at every element from what this one must deliver
+// (RepetitionsDifferEverywhere, pattern.h): an element the call leaves
+// unwritten fails the check either way. Each also runs its blocking twin on the
 // same buffers (the CPU overhead phase compares the two), verified the same way.
 // Made persistent (MakeCollective), the same collective runs as an MPI-4
 // persistent collective: MPI_<Coll>_init after each Resize, MPI_Start for
@@ -37,6 +41,10 @@ class Collective {
   virtual int Blocking() = 0;  // returns the MPI error code
   // Empty when correct; otherwise what is wrong (first bad element).
   virtual std::string Verify(int rep) const = 0;
+  // Called as a call that may write the delivered buffer starts (Start,
+  // Blocking, MPI_Start of the persistent request): Fill may keep a
+  // buffer's checked content instead of resetting it only until then.
+  virtual void Delivering() = 0;
   // Bytes this rank sends per call at `count` (for reports, which give rank
   // 0's: the v-collectives' differ by rank).
   virtual std::uint64_t BytesPerRank(std::uint64_t count) const = 0;

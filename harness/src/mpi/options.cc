@@ -126,9 +126,10 @@ void AddOptions(CLI::App& app, Options& o, const std::vector<std::string>& modes
   AddProgressionOptions(app, o);
   AddBindingOptions(app, o);
   app.add_option("--fault", o.fault,
-                 "inject a failure: a rank exits or hangs, or results are corrupted, or a rank hangs "
-                 "after the last record instead of finalizing (hang-at-exit) (testing)")
-      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "hang-at-exit"}));
+                 "inject a failure: a rank exits or hangs, or results are corrupted, or not delivered "
+                 "after the first repetition (stale, verify) or at all (unwritten, verify), or a rank "
+                 "hangs after the last record instead of finalizing (hang-at-exit) (testing)")
+      ->check(CLI::IsMember({"none", "exit", "hang", "corrupt", "stale", "unwritten", "hang-at-exit"}));
   app.add_option("--fault-rank", o.fault_rank)->check(CLI::NonNegativeNumber);
   app.add_option("--fault-point", o.fault_point)->check(CLI::NonNegativeNumber);
   app.add_option("--out", o.out, "raw results (JSON lines, rank 0 writes)")->required();

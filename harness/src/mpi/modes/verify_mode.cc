@@ -10,13 +10,17 @@ namespace nbcguard {
 namespace {
 
 // Three verified samples of `call` (the nonblocking start + MPI_Wait, or
-// the blocking twin); --fault corrupt spoils each result.
+// the blocking twin); --fault corrupt spoils each result. A library that
+// completes without writing what it must deliver, on every rank: --fault
+// stale makes no call after the first (Fill kept the previous sample's
+// checked buffer, collectives.h), unwritten none (the buffer is new: Fill
+// reset it).
 SampleSet RunVerified(ModeContext& c, Measurer& m, Collective& coll, const std::function<void()>& call) {
   return m.Run(
       2, 3, [&](int rep) { coll.Fill(rep); },
-      [&](int, double* t) {
+      [&](int rep, double* t) {
         t[0] = c.clock.LocalNow();
-        call();
+        if (c.o.fault != "unwritten" && (c.o.fault != "stale" || rep == 0)) call();
         t[1] = c.clock.LocalNow();
         if (c.o.fault == "corrupt") coll.Corrupt();
       },
