@@ -101,11 +101,12 @@ function(_nbcguard_test_code out test driver prefix suffix extra_labels properti
   # A measurement runs alone (timing) and may skip (77: the machine cannot
   # run it) or end INCONCLUSIVE (exit 5 and its own line: points refused in
   # both jobs, or a limit exceeded by one job only; no limit exceeded in two
-  # jobs), reported as not run, never as passed; a
+  # jobs; or regressions against the baseline left undecided), reported as
+  # not run, never as passed; a
   # broken case file is a quick check that only reports it.
   if(NOT kind STREQUAL "invalid-case")
     string(APPEND props " RUN_SERIAL TRUE SKIP_RETURN_CODE 77"
-                        " SKIP_REGULAR_EXPRESSION [==[INCONCLUSIVE [^:]+: points refused]==]")
+                        " SKIP_REGULAR_EXPRESSION [==[INCONCLUSIVE [^:]+: (points refused|undecided)]==]")
   endif()
   foreach(key timeout processors)
     _nbcguard_json_get(value "${test}" ${key} "")

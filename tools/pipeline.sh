@@ -78,7 +78,14 @@ if [ "$which" = schedule ] || [ "$which" = both ]; then
   # since a regression fails a test only when a second job of its points
   # confirms it, 19 self-comparisons of MPICH's selection (2026-11-27,
   # tools/baseline-self-compare.sh, docs/measurements/self-compare-2026-11-27.md)
-  # had no regression, confirmed or not.
+  # had no regression, confirmed or not. A clean-clone run of the README's
+  # test command then had two jobs of MPICH's ibcast-progress
+  # both read r_comp_slowdown 1.01 at 16ms x 16ms against the merge-request
+  # run's 0.75: the jobs of one run share the machine's phase. A ratio
+  # regression is now decided only against the between-run spread of the
+  # results history (6 nights or more); with this run's history of at most
+  # one night it is INCONCLUSIVE, listed and skipped below
+  # (docs/nightly.md, "nbcguard run --baseline").
   for mpi in ${NBCGUARD_LOCAL_BASELINE_LIBS:-openmpi mpich}; do
     if [ -d "$keep/mr/$mpi/results" ]; then
       mkdir -p "$keep/baseline"

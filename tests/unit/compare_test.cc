@@ -1,5 +1,6 @@
 #include "nbcguard/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -677,6 +678,40 @@ TEST(CompareTest, AChangeWithinTheBetweenRunSpreadIsWithinNoise) {
   ASSERT_EQ(back.improvements.size(), 1u);
   EXPECT_EQ(back.improvements[0].metric, Metric::kMpiImpact);
   EXPECT_TRUE(back.within_noise.empty());
+}
+
+// Without a spread from enough nights a ratio regression is still listed,
+// marked as one whose between-run spread is unknown, with how many nights
+// the history holds and how many it needs; a speed regression is never
+// marked (its factor tolerance is above the between-run spread).
+TEST(CompareTest, ARatioRegressionWithoutAKnownBetweenRunSpreadIsMarked) {
+  TestResults now = Run1("a");
+  now.points[1].ratios[Metric::kOverhead] = R(Spreadout(1.0, 0.1));  // +0.95
+  now.points[0].speed = Speed(0.29e6, 1e-3);                         // 3.4 x slower
+  const std::string overhead = SeriesKey("mpich.a.n2.basic", "1ms x 4ms", "r_overhead");
+  CompareOptions o;
+  auto find = [](const Comparison& c, bool speed) {
+    const auto it = std::find_if(c.regressions.begin(), c.regressions.end(),
+                                 [&](const Change& r) { return r.speed == speed; });
+    EXPECT_NE(it, c.regressions.end());
+    return it == c.regressions.end() ? Change{} : *it;
+  };
+  const Comparison none = Compare({Run1("a")}, {now}, o);  // no history at all
+  ASSERT_EQ(none.regressions.size(), 2u);
+  EXPECT_TRUE(find(none, false).spread_unknown);
+  EXPECT_EQ(find(none, false).history_nights, 0);
+  EXPECT_EQ(find(none, false).history_nights_needed, 6);
+  EXPECT_FALSE(find(none, true).spread_unknown);
+  o.between[overhead] = {0.05, 5};  // a spread from too few nights
+  const Comparison few = Compare({Run1("a")}, {now}, o);
+  ASSERT_EQ(few.regressions.size(), 2u);
+  EXPECT_TRUE(find(few, false).spread_unknown);
+  EXPECT_EQ(find(few, false).history_nights, 5);
+  o.between[overhead] = {0.05, 6};  // known: beyond it, a decided regression
+  const Comparison known = Compare({Run1("a")}, {now}, o);
+  ASSERT_EQ(known.regressions.size(), 2u);
+  EXPECT_FALSE(find(known, false).spread_unknown);
+  EXPECT_EQ(find(known, false).between.nights, 6);
 }
 
 TEST(UpperNormalQuantileTest, KnownValues) {

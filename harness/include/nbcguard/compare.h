@@ -197,6 +197,17 @@ struct Change {
   // and whether the change stays within it (then not a regression).
   BetweenRunSpread between;
   bool within_between = false;
+  // A ratio change whose series the history knows on fewer than
+  // CompareOptions::min_history_nights nights (history_nights of them,
+  // perhaps none): its between-run spread is unknown, and two runs cannot
+  // tell a change of the library from a phase of the machine that lasts
+  // minutes, which a second job of the same run shares. nbcguard run
+  // --baseline holds such a regression undecided (INCONCLUSIVE), however
+  // many jobs of the new run see it. A speed change is never marked: its
+  // tolerance (a factor) is set above the between-run spread itself.
+  bool spread_unknown = false;
+  int history_nights = 0;
+  int history_nights_needed = 0;
   // A change of the collective's own speed rather than of a ratio (metric
   // unused; base and now are the bandwidths, or the times when the
   // collective moves no data): both runs' sizes, times and bandwidths.

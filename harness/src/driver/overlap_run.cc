@@ -541,11 +541,16 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
 // regression of the first job is then confirmed, not confirmed (the second
 // job compared the place and found no regression), or undecided (the
 // second job could not compare it: an invalid point, a ratio not measured).
-// kFail when one is confirmed, or the baseline was unusable (no regressions
-// given); else kInconclusive when one is undecided; else kPass. Without a
-// second job (`confirm` false: --no-confirm, an oversubscribed run; or not
-// enough of the timeout left) every regression counts. The first job's
-// results.json gets "baseline" (docs/results-format.md).
+// A ratio regression both jobs see is still undecided when the history does
+// not know that ratio's between-run spread (Change::spread_unknown): a phase
+// of the machine lasts minutes, so the two jobs share it, and the baseline
+// is one job of another phase; only a spread measured over nights separates
+// the two. kFail when one is confirmed, or the baseline was unusable (no
+// regressions given); else kInconclusive when one is undecided; else kPass.
+// Without a second job (`confirm` false: --no-confirm, an oversubscribed
+// run; or not enough of the timeout left) every regression of the first job
+// counts as seen. The first job's results.json gets "baseline"
+// (docs/results-format.md).
 int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<Change>& found, int rc,
                        bool confirm) {
   const std::string name = t.test.Id();
@@ -584,16 +589,27 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
   json confirmed = json::array(), unconfirmed = json::array(), undecided = json::array();
   std::cout << "\nbaseline: regressions of the first job"
             << (two_jobs ? ", and what the second job found at the same place:" : ":") << "\n";
+  int spread_unknown = 0;
   for (const Change& c : found) {
     const std::string line = RegressionLine(c);
     const SecondLook look =
         two_jobs ? LookAgain(c, again.comparison ? &*again.comparison : nullptr) : SecondLook::kConfirmed;
-    if (look == SecondLook::kConfirmed) {
+    if (look == SecondLook::kConfirmed && c.spread_unknown) {
+      // Seen by every job of this run, but those jobs share the machine's
+      // phase of the moment and the baseline is one job of another phase.
+      const std::string why = "seen by " + std::string(two_jobs ? "both jobs" : "the one job") +
+                              ", but the between-run spread of this ratio is unknown: the history holds " +
+                              std::to_string(c.history_nights) + " of the " +
+                              std::to_string(c.history_nights_needed) + " nights it needs";
+      std::cout << "  undecided (" << why << "): " << line << "\n";
+      undecided.push_back(line + " (undecided: " + why + ")");
+      ++spread_unknown;
+    } else if (look == SecondLook::kConfirmed) {
       std::cout << "  " << (two_jobs ? "confirmed: " : "") << line << "\n";
       confirmed.push_back(line);
     } else if (look == SecondLook::kUndecided) {
       std::cout << "  undecided (the second job could not compare it): " << line << "\n";
-      undecided.push_back(line);
+      undecided.push_back(line + " (undecided: the second job could not compare it)");
     } else {
       std::cout << "  not confirmed: " << line << "\n";
       unconfirmed.push_back(line);
@@ -616,8 +632,9 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
     return kFail;
   }
   if (!undecided.empty()) {
-    std::cout << "baseline: " << undecided.size()
-              << " regression(s) of the first job the second could not compare: undecided\n";
+    std::cout << "baseline: " << undecided.size() << " regression(s) undecided: " << spread_unknown
+              << " without a known between-run spread, " << undecided.size() - spread_unknown
+              << " the second job could not compare\n";
     return kInconclusive;
   }
   std::cout << "baseline: no regression seen by both jobs: the comparison fails nothing\n";

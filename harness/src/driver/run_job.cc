@@ -272,15 +272,17 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
   // NbcguardDiscoverAddTests.cmake): reported as not run, never as passed.
   if (rc == kInconclusive) {
     // The verdict after any second job (results.json), or else the baseline
-    // comparison. Both lines start "points refused", which the generated
-    // tests' SKIP_REGULAR_EXPRESSION matches (NbcguardDiscoverAddTests.cmake).
+    // comparison. The lines start "points refused" or "undecided", which
+    // the generated tests' SKIP_REGULAR_EXPRESSION matches
+    // (NbcguardDiscoverAddTests.cmake).
     const bool by_verdict = first.results.contains("verdict") && first.results["verdict"].is_object() &&
                             first.results["verdict"].value("inconclusive", false);
     std::cout << "INCONCLUSIVE " << test.Id() << ": "
               << (by_verdict ? "points refused in every job that measured them, or a limit exceeded only "
                                "by the one job that could judge its point; no limit exceeded in two jobs"
-                             : "points refused in the second job where the first regressed against the "
-                               "baseline")
+                             : "undecided regression(s) against the baseline, none confirmed: seen where the "
+                               "results history does not know the between-run spread, or at points the "
+                               "second job could not compare")
               << "; not a pass (exit " << kInconclusive << ")\n";
   }
   return rc;

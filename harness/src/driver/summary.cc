@@ -179,7 +179,7 @@ std::string CountLine(const std::vector<Entry>& entries) {
 // INCONCLUSIVE ones' under their own heading: heading(undecided) once
 // before a group, line(entry, reason) per reason.
 constexpr const char* kUndecidedHeading =
-    "INCONCLUSIVE (refused points, or a limit exceeded in one job only; not a pass)";
+    "INCONCLUSIVE (refused points, a limit exceeded in one job only, or a regression left undecided; not a pass)";
 template <class Heading, class Line>
 void ListReasons(const std::vector<Entry>& entries, Heading heading, Line line) {
   for (const bool undecided : {false, true}) {

@@ -189,7 +189,11 @@ void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const 
   c.diagnosis = diagnosis;
   bool regression = d.regression, improvement = d.improvement;
   const auto between = o.between.find(SeriesKey(key.Name(), PointName(comm, comp), MetricName(m)));
-  if (between != o.between.end() && between->second.nights >= o.min_history_nights) {
+  if (between == o.between.end() || between->second.nights < o.min_history_nights) {
+    c.spread_unknown = true;
+    c.history_nights = between == o.between.end() ? 0 : between->second.nights;
+    c.history_nights_needed = o.min_history_nights;
+  } else {
     c.between = between->second;
     const double delta =
         IsRelative(m) ? std::log(n.summary.median / b.summary.median) : n.summary.median - b.summary.median;

@@ -284,8 +284,7 @@ void ReadVerdict(const json& j, CaseView* v) {
         for (const json& s : j["baseline"][key])
           if (s.is_string()) into->push_back(s.get<std::string>());
   for (const std::string& r : regressions) v->failures.push_back("against the baseline: " + r);
-  for (const std::string& r : undecided)
-    v->failures.push_back("against the baseline, undecided (a second job could not compare it): " + r);
+  for (const std::string& r : undecided) v->failures.push_back("against the baseline, undecided: " + r);
 
   const bool verdict_pass = verdict.is_object() && verdict.value("pass", false);
   const bool verdict_undecided = verdict.is_object() && verdict.value("inconclusive", false);
