@@ -110,9 +110,26 @@ std::string Summary(const Comparison& c) {
          " ratio check(s), " + std::to_string(c.speed_checks) + " speed check(s)";
 }
 
+// What a two-run comparison cannot say about its ratio regressions whose
+// series the history knows on too few nights ("" when there are none).
+std::string SpreadUnknownNote(const Comparison& c) {
+  const auto n = std::count_if(c.regressions.begin(), c.regressions.end(),
+                               [](const Change& ch) { return ch.spread_unknown; });
+  if (n == 0) return "";
+  const Change& first = *std::find_if(c.regressions.begin(), c.regressions.end(),
+                                      [](const Change& ch) { return ch.spread_unknown; });
+  return std::to_string(n) + " of the " + std::to_string(c.regressions.size()) +
+         " regression(s) are of ratios the results history knows on fewer than " +
+         std::to_string(first.history_nights_needed) +
+         " nights (--history): their spread between runs is unknown, so two runs cannot tell them from a "
+         "phase of the machine; nbcguard run --baseline holds them undecided (INCONCLUSIVE)";
+}
+
 void PrintText(std::ostream& out, const Comparison& c, const CompareOptions& o,
                const std::vector<std::string>& unreadable) {
   for (const Change& ch : c.regressions) out << Line("REGRESSION", ch) << "\n";
+  if (const std::string note = SpreadUnknownNote(c); !note.empty())
+    out << "between-run spread: " << note << "\n";
   for (const Change& ch : c.improvements) out << Line("improvement", ch) << "\n";
   for (const Change& ch : c.within_noise) out << NoiseLine(ch, o.alpha) << "\n";
   for (const Unmatched& u : c.unmatched) out << UnmatchedLine(u) << "\n";
@@ -136,6 +153,8 @@ void PrintMarkdown(std::ostream& out, const Comparison& c, const CompareOptions&
           << PValue(ch.p) << " | " << ch.diagnosis << " |\n";
   };
   table("Regressions", c.regressions);
+  if (const std::string note = SpreadUnknownNote(c); !note.empty())
+    out << "\nBetween-run spread: " << note << ".\n";
   table("Improvements", c.improvements);
   if (!c.within_noise.empty()) {
     out << "\n### Worse beyond the tolerance but within noise (" << c.within_noise.size() << ")\n\n";
@@ -183,6 +202,12 @@ json ChangesJson(const std::vector<Change>& changes) {
               {"diagnosis", c.diagnosis},
               {"line", Line("", c).substr(1)}};
     if (c.speed) j["speed"] = {{"baseline", SpeedBrief(c.base_speed)}, {"new", SpeedBrief(c.now_speed)}};
+    if (c.spread_unknown)
+      j["between_run_spread"] = {
+          {"known", false}, {"history_nights", c.history_nights}, {"needed", c.history_nights_needed}};
+    else if (c.between.nights > 0)
+      j["between_run_spread"] = {
+          {"known", true}, {"history_nights", c.between.nights}, {"sigma", c.between.sigma}};
     a.push_back(j);
   }
   return a;
