@@ -577,6 +577,41 @@ TEST(VerdictConfirmTest, MedianPastTheLimitConfirmsEvenWithinNoise) {
   EXPECT_TRUE(c.unconfirmed.empty());
 }
 
+// A second job past a maximum only by what its own rank imbalance can add
+// (median - effect <= limit) neither confirms nor clears: the finding is
+// left to a further job (one_job), the other point confirms as before; the
+// further job then decides on its median.
+TEST(VerdictConfirmTest, PastTheLimitOnlyByImbalanceIsLeftToAFurtherJob) {
+  TwoFailures t;
+  std::vector<PointResult> again = Grid();
+  PointResult* slow = Find(again, 16e-3, 16e-3);
+  slow->r_overhead = S(0.95, 0.9, 1.1);
+  slow->imbalance.flagged = true;
+  slow->imbalance.effect = 0.3;  // 0.95 - 0.3 = 0.65 <= 0.8
+  Find(again, 4e-3, 16e-3)->r_overhead = S(0.81, 0.5, 1.2);
+  const Verdict c = Confirm(t.v, again, Ctx(), {t.rule});
+  EXPECT_FALSE(c.pass);
+  ASSERT_EQ(c.failures.size(), 1u);
+  EXPECT_EQ(c.failures[0].comm_target, 4e-3);
+  ASSERT_EQ(c.one_job.size(), 1u);
+  EXPECT_EQ(c.one_job[0].comm_target, 16e-3);
+  EXPECT_TRUE(c.unconfirmed.empty());
+  // An imbalance too small to explain it: confirmed.
+  slow->imbalance.effect = 0.1;  // 0.95 - 0.1 = 0.85 > 0.8
+  EXPECT_EQ(Confirm(t.v, again, Ctx(), {t.rule}).failures.size(), 2u);
+  // The further job decides on its median: past the limit confirms, on the
+  // right side does not.
+  std::vector<PointResult> third = Grid();
+  Find(third, 16e-3, 16e-3)->r_overhead = S(0.95, 0.9, 1.1);
+  const Verdict d = ConfirmOneJobFailures(c, third);
+  EXPECT_EQ(d.failures.size(), 2u);
+  EXPECT_TRUE(d.one_job.empty());
+  Find(third, 16e-3, 16e-3)->r_overhead = S(0.7, 0.6, 0.75);
+  const Verdict e = ConfirmOneJobFailures(c, third);
+  EXPECT_EQ(e.failures.size(), 1u);
+  EXPECT_EQ(e.unconfirmed.size(), 1u);
+}
+
 TEST(VerdictConfirmTest, NoSecondMeasurementLeavesTheFailure) {
   TwoFailures t;
   std::vector<PointResult> again = Grid();

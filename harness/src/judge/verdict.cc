@@ -178,14 +178,20 @@ const PointResult* FindPoint(const std::vector<PointResult>& points, double comm
 }
 
 // Where a finding stands in another job's points: its median past the same
-// limit, on the right side, or not measured there (no valid median).
-enum class Again { kPast, kInside, kNone };
+// limit, on the right side, or not measured there (no valid median), or
+// past a maximum only by what that job's rank imbalance can add (the slack
+// of a rank that computed longer lengthens the collective's first-start to
+// last-end time as a lack of progression would): such a job neither
+// confirms nor clears the finding.
+enum class Again { kPast, kInside, kNone, kByImbalance };
 Again LookAgain(Finding* f, const std::vector<PointResult>& again) {
   const PointResult* p = FindPoint(again, f->comm_target, f->comp_target);
   const Spread* s = p && p->valid ? &SpreadOf(*p, f->metric) : nullptr;
   if (!s || std::isnan(s->median)) return Again::kNone;
   f->again = *s;
-  return (f->is_max ? s->median > f->limit : s->median < f->limit) ? Again::kPast : Again::kInside;
+  if (!(f->is_max ? s->median > f->limit : s->median < f->limit)) return Again::kInside;
+  if (f->is_max && s->median - HiddenByImbalance(*p, f->metric) <= f->limit) return Again::kByImbalance;
+  return Again::kPast;
 }
 }  // namespace
 
@@ -299,8 +305,12 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
   auto find = [&](double comm, double comp) { return FindPoint(again, comm, comp); };
   Verdict v = first;
   v.failures.clear();
-  for (Finding f : first.failures)  // nothing to confirm it against: the failure stands
-    (LookAgain(&f, again) == Again::kInside ? v.unconfirmed : v.failures).push_back(f);
+  for (Finding f : first.failures) {  // nothing to confirm it against: the failure stands
+    const Again a = LookAgain(&f, again);
+    // Past the limit again only by the second job's imbalance: undecided,
+    // a further job decides (ConfirmOneJobFailures).
+    (a == Again::kInside ? v.unconfirmed : a == Again::kByImbalance ? v.one_job : v.failures).push_back(f);
+  }
   // Invalid points: judged on the second job's measurement where it has one.
   // Each point once, in the order of its first line. Then every line of a
   // point the second job measured moves to `remeasured` (the point's first
@@ -372,7 +382,12 @@ Verdict ConfirmOneJobFailures(const Verdict& confirmed, const std::vector<PointR
   v.one_job.clear();
   for (Finding f : confirmed.one_job) {
     const Again a = LookAgain(&f, again);
-    (a == Again::kPast ? v.failures : a == Again::kInside ? v.unconfirmed : v.one_job).push_back(f);
+    // The last job decides on its median: past the limit, with or without
+    // the help of its own imbalance, confirms.
+    (a == Again::kPast || a == Again::kByImbalance ? v.failures
+     : a == Again::kInside                         ? v.unconfirmed
+                                                   : v.one_job)
+        .push_back(f);
   }
   v.pass = Passes(v);
   return v;
