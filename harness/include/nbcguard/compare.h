@@ -207,7 +207,6 @@ struct Change {
   // tolerance (a factor) is set above the between-run spread itself.
   bool spread_unknown = false;
   int history_nights = 0;
-  int history_nights_needed = 0;
   // A change of the collective's own speed rather than of a ratio (metric
   // unused; base and now are the bandwidths, or the times when the
   // collective moves no data): both runs' sizes, times and bandwidths.

@@ -112,15 +112,13 @@ std::string Summary(const Comparison& c) {
 
 // What a two-run comparison cannot say about its ratio regressions whose
 // series the history knows on too few nights ("" when there are none).
-std::string SpreadUnknownNote(const Comparison& c) {
+std::string SpreadUnknownNote(const Comparison& c, const CompareOptions& o) {
   const auto n = std::count_if(c.regressions.begin(), c.regressions.end(),
                                [](const Change& ch) { return ch.spread_unknown; });
   if (n == 0) return "";
-  const Change& first = *std::find_if(c.regressions.begin(), c.regressions.end(),
-                                      [](const Change& ch) { return ch.spread_unknown; });
   return std::to_string(n) + " of the " + std::to_string(c.regressions.size()) +
          " regression(s) are of ratios the results history knows on fewer than " +
-         std::to_string(first.history_nights_needed) +
+         std::to_string(o.min_history_nights) +
          " nights (--history): their spread between runs is unknown, so two runs cannot tell them from a "
          "phase of the machine; nbcguard run --baseline holds them undecided (INCONCLUSIVE)";
 }
@@ -128,7 +126,7 @@ std::string SpreadUnknownNote(const Comparison& c) {
 void PrintText(std::ostream& out, const Comparison& c, const CompareOptions& o,
                const std::vector<std::string>& unreadable) {
   for (const Change& ch : c.regressions) out << Line("REGRESSION", ch) << "\n";
-  if (const std::string note = SpreadUnknownNote(c); !note.empty())
+  if (const std::string note = SpreadUnknownNote(c, o); !note.empty())
     out << "between-run spread: " << note << "\n";
   for (const Change& ch : c.improvements) out << Line("improvement", ch) << "\n";
   for (const Change& ch : c.within_noise) out << NoiseLine(ch, o.alpha) << "\n";
@@ -153,7 +151,7 @@ void PrintMarkdown(std::ostream& out, const Comparison& c, const CompareOptions&
           << PValue(ch.p) << " | " << ch.diagnosis << " |\n";
   };
   table("Regressions", c.regressions);
-  if (const std::string note = SpreadUnknownNote(c); !note.empty())
+  if (const std::string note = SpreadUnknownNote(c, o); !note.empty())
     out << "\nBetween-run spread: " << note << ".\n";
   table("Improvements", c.improvements);
   if (!c.within_noise.empty()) {
@@ -186,7 +184,7 @@ json SpeedBrief(const CollectiveSpeed& s) {
 // A speed change: "ratio" is "collective_speed", baseline and new are the
 // bandwidths (the times for a collective that moves no data), difference
 // the change in speed, and "speed" has both runs' sizes, times and bandwidths.
-json ChangesJson(const std::vector<Change>& changes) {
+json ChangesJson(const std::vector<Change>& changes, const CompareOptions& o) {
   json a = json::array();
   for (const Change& c : changes) {
     json j = {{"test", c.test.Name()},
@@ -204,7 +202,7 @@ json ChangesJson(const std::vector<Change>& changes) {
     if (c.speed) j["speed"] = {{"baseline", SpeedBrief(c.base_speed)}, {"new", SpeedBrief(c.now_speed)}};
     if (c.spread_unknown)
       j["between_run_spread"] = {
-          {"known", false}, {"history_nights", c.history_nights}, {"needed", c.history_nights_needed}};
+          {"known", false}, {"history_nights", c.history_nights}, {"needed", o.min_history_nights}};
     else if (c.between.nights > 0)
       j["between_run_spread"] = {
           {"known", true}, {"history_nights", c.between.nights}, {"sigma", c.between.sigma}};
@@ -225,9 +223,9 @@ json ComparisonJson(const Comparison& c, const CompareOptions& o,
             {"tolerance_speed", o.tolerance_speed},
             {"alpha", o.alpha},
             {"ignore_reference", o.ignore_reference}}},
-          {"regressions", ChangesJson(c.regressions)},
-          {"improvements", ChangesJson(c.improvements)},
-          {"within_noise", ChangesJson(c.within_noise)},
+          {"regressions", ChangesJson(c.regressions, o)},
+          {"improvements", ChangesJson(c.improvements, o)},
+          {"within_noise", ChangesJson(c.within_noise, o)},
           {"unmatched", unmatched},
           {"unreadable", unreadable},
           {"notes", c.notes},
@@ -403,6 +401,12 @@ std::vector<std::string> UnreadableAtSamePlace(const std::vector<std::string>& u
 
 std::string RegressionLine(const Change& c) { return Line("REGRESSION", c); }
 
+std::string SpreadUnknownReason(const Change& c, const CompareOptions& o) {
+  return "the between-run spread of this ratio is unknown: the history holds " +
+         std::to_string(c.history_nights) + " of the " + std::to_string(o.min_history_nights) +
+         " nights it needs";
+}
+
 BaselineCheck CheckAgainstBaseline(const json& results, const std::string& results_path,
                                    const std::string& baseline_dir, std::ostream& out) {
   std::string error;
@@ -432,7 +436,7 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
     if (!own_unreadable.empty()) {
       out << "FAIL " << name << ": no usable baseline for this test under " << baseline_dir
           << ": its results.json is unreadable\n";
-      return {kFail, std::nullopt};
+      return {kFail, std::nullopt, {}};
     }
     out << "baseline: no baseline for this test (" << name << ") under " << baseline_dir << "\n";
     return {};
@@ -443,7 +447,7 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
   if (o.min_history_nights < 0) {
     out << "baseline: cannot compare: " << history_note << "\n"
         << "FAIL " << name << ": the baseline comparison could not read the results history\n";
-    return {kFail, std::nullopt};
+    return {kFail, std::nullopt, o};
   }
   const Comparison c = Compare(matching, {*mine}, o);
   out << "baseline: a regression is " << RuleText(o) << "\n";
@@ -454,10 +458,10 @@ BaselineCheck CheckAgainstBaseline(const json& results, const std::string& resul
                               ComparisonJson(c, o, {}).dump(1) + "\n");
       !e.empty()) {
     out << "error: " << e << "\n";
-    return {kHarnessFailed, c};
+    return {kHarnessFailed, c, o};
   }
   const int rc = c.regressions.empty() ? kPass : kFail;
-  return {rc, c};
+  return {rc, c, o};
 }
 
 }  // namespace nbcguard

@@ -44,6 +44,7 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
 struct BaselineCheck {
   int rc = 0;
   std::optional<Comparison> comparison;  // when a baseline of this test was found and compared
+  CompareOptions options;                // what it was compared with (the history's spreads among them)
 };
 
 // The entries of `unreadable` ("<file>: <error>", as LoadResultsDir lists
@@ -67,5 +68,10 @@ BaselineCheck CheckAgainstBaseline(const nlohmann::json& results, const std::str
 // "REGRESSION <test> <point> <ratio>: baseline ... -> new ..., <difference>,
 // p = ..., diagnosis ..." (or "... collective slower: ..."), as compare prints it.
 std::string RegressionLine(const Change& c);
+
+// Why a ratio regression with Change::spread_unknown cannot be decided by
+// two runs: "the between-run spread of this ratio is unknown: the history
+// holds N of the 6 nights it needs".
+std::string SpreadUnknownReason(const Change& c, const CompareOptions& o);
 
 }  // namespace nbcguard

@@ -551,8 +551,8 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
 // run; or not enough of the timeout left) every regression of the first job
 // counts as seen. The first job's results.json gets "baseline"
 // (docs/results-format.md).
-int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<Change>& found, int rc,
-                       bool confirm) {
+int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<Change>& found,
+                       const CompareOptions& compared_with, int rc, bool confirm) {
   const std::string name = t.test.Id();
   if (found.empty()) return kFail;  // an unusable baseline: said and failed by CheckAgainstBaseline
   json confirmation = json::object();
@@ -597,10 +597,8 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
     if (look == SecondLook::kConfirmed && c.spread_unknown) {
       // Seen by every job of this run, but those jobs share the machine's
       // phase of the moment and the baseline is one job of another phase.
-      const std::string why = "seen by " + std::string(two_jobs ? "both jobs" : "the one job") +
-                              ", but the between-run spread of this ratio is unknown: the history holds " +
-                              std::to_string(c.history_nights) + " of the " +
-                              std::to_string(c.history_nights_needed) + " nights it needs";
+      const std::string why = "seen by " + std::string(two_jobs ? "both jobs" : "the one job") + ", but " +
+                              SpreadUnknownReason(c, compared_with);
       std::cout << "  undecided (" << why << "): " << line << "\n";
       undecided.push_back(line + " (undecided: " + why + ")");
       ++spread_unknown;
@@ -660,7 +658,7 @@ int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
         CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout);
     if (b.rc == kFail) {
       const std::vector<Change> found = b.comparison ? b.comparison->regressions : std::vector<Change>{};
-      const int brc = ConfirmRegressions(t, first, found, rc, t.ro.confirm && !oversubscribed);
+      const int brc = ConfirmRegressions(t, first, found, b.options, rc, t.ro.confirm && !oversubscribed);
       if (brc == kFail || (brc == kInconclusive && rc == kPass)) rc = brc;
     }
   }

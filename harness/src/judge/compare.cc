@@ -192,7 +192,6 @@ void CompareRatio(const TestKey& key, double comm, double comp, Metric m, const 
   if (between == o.between.end() || between->second.nights < o.min_history_nights) {
     c.spread_unknown = true;
     c.history_nights = between == o.between.end() ? 0 : between->second.nights;
-    c.history_nights_needed = o.min_history_nights;
   } else {
     c.between = between->second;
     const double delta =
