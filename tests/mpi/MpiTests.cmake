@@ -217,7 +217,7 @@ set_tests_properties(${_impl}.mpi.verify-detects-unwritten-data PROPERTIES
 # A limit exceeded beyond noise in one job is measured again by a second,
 # independent job before it fails the test; --no-confirm judges on one job.
 nbcguard_mpi_test(confirm-failure SHARED TIMEOUT 300
-  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/confirm
+  COMMAND ${CMAKE_COMMAND} -DDRIVER=${_driver} -DCONFIG=${_cfg} -DOUT=${_out}/confirm -DIMPL=${_impl}
           -DCASE=${CMAKE_CURRENT_LIST_DIR}/data/confirm.yaml
           -DTHRESHOLDS=${CMAKE_CURRENT_LIST_DIR}/data/confirm-thresholds
           -P ${CMAKE_CURRENT_LIST_DIR}/check_confirm.cmake)

@@ -141,3 +141,59 @@ elseif(NOT out MATCHES "measured by a second job[^\n]*comm=1ms comp=2ms: r_overh
   message(FATAL_ERROR "refuse-first: the second job's 1ms finding was neither beyond noise (third job), "
                       "within it, nor refused")
 endif()
+
+# r_mpi_impact in the second job (docs/thresholds.md): read by a rule but
+# not what is confirmed, the second job takes the first job's rounds; a
+# finding of r_mpi_impact itself, it measures them anew. The same case with
+# one more rule per run, written beside the test's thresholds. Always
+# measuring anew fails the first run's check; always reusing, the second's.
+file(READ "${THRESHOLDS}/${IMPL}.yaml" base_rules)
+function(impact_rule_run tag max out_var json_var)
+  set(dir "${OUT}/thresholds-${tag}")
+  file(WRITE "${dir}/${IMPL}.yaml" "${base_rules}
+  - name: impact-${tag}
+    source: >-
+      test rule: the idle library's r_mpi_impact is about 1 (docs/method.md)
+    match: {deployment: basic}
+    limits:
+      r_mpi_impact: {max: ${max}}
+")
+  execute_process(COMMAND "${DRIVER}" run "${CASE}" --ctest --thresholds "${dir}" --config "${CONFIG}"
+                          --out "${OUT}/impact-${tag}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("${out}")
+  if(NOT rc EQUAL 1)
+    message(FATAL_ERROR "impact-${tag}: expected exit 1 (confirmed failures), got ${rc}:\n${err}")
+  endif()
+  set(second "${OUT}/impact-${tag}/confirm/n2/basic/confirm/confirmation.json")
+  if(NOT EXISTS "${second}")
+    message(FATAL_ERROR "impact-${tag}: no second job (${second})")
+  endif()
+  file(READ "${second}" j)
+  set(${out_var} "${out}" PARENT_SCOPE)
+  set(${json_var} "${j}" PARENT_SCOPE)
+endfunction()
+
+# A limit the idle library is far within: the second job confirms r_overhead
+# and reads r_mpi_impact from the first job's rounds.
+impact_rule_run(read 100 out second_json)
+string(JSON reused ERROR_VARIABLE e GET "${second_json}" mpi_impact_source reused)
+if(NOT reused STREQUAL "ON" AND NOT reused STREQUAL "true")
+  message(FATAL_ERROR "impact-read: the second job measured r_mpi_impact anew although only r_overhead was "
+                      "confirmed (mpi_impact_source.reused '${reused}' ${e})")
+endif()
+if(NOT out MATCHES "FAIL \\(confirmed\\) rule 'deferred-cannot-overlap'")
+  message(FATAL_ERROR "impact-read: the r_overhead failure was not confirmed")
+endif()
+
+# A limit the idle library exceeds (about 1 against 0.5): the finding is of
+# r_mpi_impact, so the second job measures it itself.
+impact_rule_run(exceeded 0.5 out second_json)
+if(NOT out MATCHES "FAIL \\(confirmed\\) rule 'impact-exceeded'[^\n]*r_mpi_impact")
+  message(FATAL_ERROR "impact-exceeded: no confirmed r_mpi_impact failure")
+endif()
+string(JSON reused ERROR_VARIABLE e GET "${second_json}" mpi_impact_source reused)
+string(JSON ntargets ERROR_VARIABLE e2 LENGTH "${second_json}" mpi_impact_source targets)
+if(NOT reused MATCHES "^(OFF|false)$" OR NOT ntargets GREATER 0)
+  message(FATAL_ERROR "impact-exceeded: the second job did not measure the r_mpi_impact it confirms "
+                      "(mpi_impact_source.reused '${reused}', ${ntargets} target(s) ${e} ${e2})")
+endif()

@@ -107,7 +107,7 @@ std::string Built(const std::string& path) {
 // (impact_store.h): the same text and target mean the same measurement.
 // Empty when the test must measure its own: a reference behaviour that
 // changes the idle state (passive-impact, slow-rank), or reuse switched off
-// (--impact-reuse 0, the confirming job). The reference behaviours acting
+// (--impact-reuse 0; the confirming job of an r_mpi_impact finding). The reference behaviours acting
 // only inside the collective's calls (all but those two) leave MPI's idle
 // state as the preloaded library makes it, whatever the behaviour and its
 // parameters: they share one measurement, keyed by the reference library's
@@ -415,9 +415,34 @@ void OverlapJob::RefuseFirstPoint(const std::string& why) {
 
 namespace {
 
-// A second, independent job of the test at the points `at` (its
-// r_mpi_impact measured anew when `impact`, else not at all: what it
-// confirms needs no r_mpi_impact), into t.dir/subdir/confirmation.json: not a
+// What a second job does about r_mpi_impact.
+enum class SecondImpact {
+  kNone,   // no r_mpi_impact jobs: what it confirms is judged on other ratios
+  kReuse,  // the first job's rounds, when stored (else measured): r_mpi_impact is read but not in question
+  kFresh,  // measured anew: a finding or regression of r_mpi_impact is what it confirms
+};
+
+// How a second job measures r_mpi_impact at the points `at`: not at all
+// when no rule limits it there; anew when `in_question` (it is a finding of
+// the first job: two jobs must each measure it); else with the rounds the
+// first job measured or reused (impact_store.h), as any test within
+// --impact-reuse seconds would: the first job's r_mpi_impact is not what
+// the second job decides, and measuring it again cost a confirmation of
+// MPICH's iallgather-progress 15.5 of its 28 s.
+SecondImpact ImpactOfSecondJob(const std::vector<Rule>& rules, const TestSetup& t,
+                               const std::vector<std::pair<double, double>>& at, bool in_question) {
+  if (in_question) return SecondImpact::kFresh;
+  return RulesLimit(rules, JudgedContext(t.cfg, t.test), Metric::kMpiImpact, at) ? SecondImpact::kReuse
+                                                                                 : SecondImpact::kNone;
+}
+
+bool AnyImpactFinding(const std::vector<Finding>& findings) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.metric == Metric::kMpiImpact; });
+}
+
+// A second, independent job of the test at the points `at` (r_mpi_impact
+// as `impact` says), into t.dir/subdir/confirmation.json: not a
 // results.json, so that summaries and envelopes see one result per test.
 // `why` says what is confirmed ("confirmation: ...; a failure must be seen
 // by two independent jobs"). Only when at least half of what the first job
@@ -426,7 +451,7 @@ namespace {
 // run was interrupted during it: the first job's verdict stands.
 // *confirmation gets "points", "results" and any "error".
 std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::pair<double, double>>& at,
-                                    const std::string& subdir, const std::string& why, bool impact,
+                                    const std::string& subdir, const std::string& why, SecondImpact impact,
                                     json* confirmation) {
   const CaseSpec& c = t.test.spec;
   const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t.started).count();
@@ -442,8 +467,8 @@ std::optional<JobOutcome> SecondJob(const TestSetup& t, const std::vector<std::p
     return std::nullopt;
   }
   RunOptions fresh = t.ro;
-  fresh.impact_reuse = 0;
-  fresh.mpi_impact = impact;
+  if (impact == SecondImpact::kFresh) fresh.impact_reuse = 0;
+  fresh.mpi_impact = impact != SecondImpact::kNone;
   if (IsDriverFault(fresh.fault)) fresh.fault = "none";  // the first job's only
   JobOutcome second =
       MeasureJob(t.cfg, again, t.specs, fresh, t.dir / subdir, "confirmation.json", t.started, false);
@@ -468,9 +493,9 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   for (const Finding& f : fv.failures) at.emplace_back(f.comm_target, f.comp_target);
   // r_mpi_impact only when a rule limits it at a point measured again (the
   // second job's verdict then judges it there too); else its jobs would
-  // measure what nothing reads.
+  // measure what nothing reads. Anew only when it is a finding.
   const std::vector<Rule> rules = first->spec ? first->spec->rules : std::vector<Rule>{};
-  const bool impact = RulesLimit(rules, JudgedContext(t.cfg, t.test), Metric::kMpiImpact, at);
+  const SecondImpact impact = ImpactOfSecondJob(rules, t, at, AnyImpactFinding(fv.failures));
   Verdict final_verdict = fv;
   json confirmation = json::object();
   const std::optional<JobOutcome> second =
@@ -503,7 +528,7 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
         "confirmation: " + std::to_string(one.size()) +
             " limit(s) exceeded by the second job at points the first job could not judge; a "
             "failure must be seen by two independent jobs",
-        RulesLimit(rules, JudgedContext(t.cfg, t.test), Metric::kMpiImpact, one), &third_confirmation);
+        ImpactOfSecondJob(rules, t, one, AnyImpactFinding(final_verdict.one_job)), &third_confirmation);
     confirmation["third"] = third_confirmation;
     if (third) {
       const auto* third_kind = dynamic_cast<const OverlapJob*>(third->kind.get());
@@ -565,16 +590,16 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
     for (const Change& c : found)
       at.emplace_back(std::isnan(c.comm_target) ? t.test.spec.comm_times.front() : c.comm_target,
                       c.comp_target);
-    second =
-        SecondJob(t, at, "confirm-baseline",
-                  "baseline: " + std::to_string(found.size()) +
-                      " regression(s) against the baseline; a regression must be seen by two "
-                      "independent jobs",
-                  std::any_of(found.begin(), found.end(),
-                              [](const Change& c) { return !c.speed && c.metric == Metric::kMpiImpact; }) ||
-                      RulesLimit(first->spec ? first->spec->rules : std::vector<Rule>{},
-                                 JudgedContext(t.cfg, t.test), Metric::kMpiImpact, at),
-                  &confirmation);
+    second = SecondJob(t, at, "confirm-baseline",
+                       "baseline: " + std::to_string(found.size()) +
+                           " regression(s) against the baseline; a regression must be seen by two "
+                           "independent jobs",
+                       ImpactOfSecondJob(first->spec ? first->spec->rules : std::vector<Rule>{}, t, at,
+                                         std::any_of(found.begin(), found.end(),
+                                                     [](const Change& c) {
+                                                       return !c.speed && c.metric == Metric::kMpiImpact;
+                                                     })),
+                       &confirmation);
     if (InterruptSignal() != 0) return rc;  // cut short: nothing more is decided
     if (second && !second->results_path.empty()) {
       std::cout << "baseline: the second job against the baseline:\n";
