@@ -580,7 +580,8 @@ TEST(VerdictConfirmTest, MedianPastTheLimitConfirmsEvenWithinNoise) {
 // A second job past a maximum only by what its own rank imbalance can add
 // (median - effect <= limit) neither confirms nor clears: the finding is
 // left to a further job (one_job), the other point confirms as before; the
-// further job then decides on its median.
+// further job then decides on its median, unless its own imbalance accounts
+// for the excess too (then undecided).
 TEST(VerdictConfirmTest, PastTheLimitOnlyByImbalanceIsLeftToAFurtherJob) {
   TwoFailures t;
   std::vector<PointResult> again = Grid();
@@ -610,6 +611,17 @@ TEST(VerdictConfirmTest, PastTheLimitOnlyByImbalanceIsLeftToAFurtherJob) {
   const Verdict e = ConfirmOneJobFailures(c, third);
   EXPECT_EQ(e.failures.size(), 1u);
   EXPECT_EQ(e.unconfirmed.size(), 1u);
+  // The further job past the limit only by its own imbalance: undecided,
+  // not a failure (the verdict is INCONCLUSIVE, not FAIL, on that finding).
+  PointResult* slow_third = Find(third, 16e-3, 16e-3);
+  slow_third->r_overhead = S(0.95, 0.9, 1.1);
+  slow_third->imbalance.flagged = true;
+  slow_third->imbalance.effect = 0.3;
+  const Verdict f = ConfirmOneJobFailures(c, third);
+  EXPECT_EQ(f.failures.size(), 1u);
+  ASSERT_EQ(f.one_job.size(), 1u);
+  EXPECT_EQ(f.one_job[0].comm_target, 16e-3);
+  EXPECT_TRUE(f.unconfirmed.empty());
 }
 
 TEST(VerdictConfirmTest, NoSecondMeasurementLeavesTheFailure) {

@@ -382,12 +382,10 @@ Verdict ConfirmOneJobFailures(const Verdict& confirmed, const std::vector<PointR
   v.one_job.clear();
   for (Finding f : confirmed.one_job) {
     const Again a = LookAgain(&f, again);
-    // The last job decides on its median: past the limit, with or without
-    // the help of its own imbalance, confirms.
-    (a == Again::kPast || a == Again::kByImbalance ? v.failures
-     : a == Again::kInside                         ? v.unconfirmed
-                                                   : v.one_job)
-        .push_back(f);
+    // The last job decides on its median, unless its own imbalance could
+    // account for all it is past a maximum by: then no job but one saw
+    // the library past the limit, and the finding stays undecided.
+    (a == Again::kPast ? v.failures : a == Again::kInside ? v.unconfirmed : v.one_job).push_back(f);
   }
   v.pass = Passes(v);
   return v;
