@@ -26,12 +26,16 @@ function(check_one_job json dir out tag count_var)
   if(none EQUAL 0)
     return()
   endif()
-  set(third_file "${dir}/confirm-third/confirmation.json")
-  if(NOT EXISTS "${third_file}")
+  # Where this run's third job wrote its results (only when one ran).
+  string(JSON third_file ERROR_VARIABLE no_third GET "${json}" confirmation third results)
+  if(no_third OR NOT EXISTS "${third_file}")
     message(FATAL_ERROR "${tag}: ${none} finding(s) left to one job, and no third job measured them")
   endif()
   file(READ "${third_file}" third_json)
   string(JSON np LENGTH "${third_json}" points)
+  if(np EQUAL 0)
+    message(FATAL_ERROR "${tag}: the third job (${third_file}) has no points")
+  endif()
   math(EXPR lastp "${np} - 1")
   math(EXPR last "${none} - 1")
   foreach(k RANGE ${last})
@@ -153,7 +157,8 @@ endif()
 # A point the first job refused (--inject-fault refuse-first: its first
 # valid point, 1ms, as a validity gate would) is judged by the second job
 # alone, and a limit that job exceeds there has been seen by one job: a
-# third job measures that point (confirm-third/) and decides. Every failure
+# third job measures that point (confirm-third/) and decides (unless its own
+# rank imbalance accounts for the excess: check_one_job). Every failure
 # in the final verdict must therefore carry a second figure
 # (measured_again); judging on the second job alone leaves the 1ms failure
 # without one, and skipping the third job leaves it in one_job_only.
@@ -217,8 +222,8 @@ function(impact_rule_run tag max out_var json_var)
   execute_process(COMMAND "${DRIVER}" run "${CASE}" --ctest --thresholds "${dir}" --config "${CONFIG}"
                           --out "${OUT}/impact-${tag}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${out}")
-  if(NOT rc EQUAL 1 AND NOT rc EQUAL 5)  # 5: the r_overhead findings left undecided by rank imbalance
-    message(FATAL_ERROR "impact-${tag}: expected exit 1 (confirmed failures) or 5, got ${rc}:\n${err}")
+  if(NOT rc EQUAL 1)  # 100ns is invalid in every job: a failure whatever else was found
+    message(FATAL_ERROR "impact-${tag}: expected exit 1, got ${rc}:\n${err}")
   endif()
   set(second "${OUT}/impact-${tag}/confirm/n2/basic/confirm/confirmation.json")
   if(NOT EXISTS "${second}")
@@ -227,21 +232,33 @@ function(impact_rule_run tag max out_var json_var)
   file(READ "${second}" j)
   set(${out_var} "${out}" PARENT_SCOPE)
   set(${json_var} "${j}" PARENT_SCOPE)
+  file(READ "${OUT}/impact-${tag}/confirm/n2/basic/results.json" first_json)
+  set(first_json "${first_json}" PARENT_SCOPE)
 endfunction()
 
 # A limit the idle library is far within: the second job confirms r_overhead
 # and reads r_mpi_impact from the first job's rounds.
+# Only when the first job's rounds were kept (reuse on, measured undisturbed
+# or themselves reused): else the second job has nothing to take.
 impact_rule_run(read 100 out second_json)
-string(JSON reused ERROR_VARIABLE e GET "${second_json}" mpi_impact_source reused)
-if(NOT reused STREQUAL "ON" AND NOT reused STREQUAL "true")
-  message(FATAL_ERROR "impact-read: the second job measured r_mpi_impact anew although only r_overhead was "
-                      "confirmed (mpi_impact_source.reused '${reused}' ${e})")
+string(JSON kept_file ERROR_VARIABLE no_file GET "${first_json}" mpi_impact_source targets 0 file)
+string(JSON first_reused ERROR_VARIABLE no_reused GET "${first_json}" mpi_impact_source reused)
+if("$ENV{NBCGUARD_IMPACT_REUSE}" STREQUAL "0" OR (no_file AND NOT first_reused MATCHES "^(ON|true)$"))
+  message("impact-read: the first job kept no r_mpi_impact rounds (reuse off, or a disturbed measurement): "
+          "nothing for the second job to take; not checked")
+else()
+  string(JSON reused ERROR_VARIABLE e GET "${second_json}" mpi_impact_source reused)
+  if(NOT reused MATCHES "^(ON|true)$")
+    message(FATAL_ERROR "impact-read: the second job measured r_mpi_impact anew although only r_overhead was "
+                        "confirmed (mpi_impact_source.reused '${reused}' ${e})")
+  endif()
 endif()
 
-# A limit the idle library exceeds (about 1 against 0.5): the finding is of
-# r_mpi_impact, so the second job measures it itself.
-impact_rule_run(exceeded 0.5 out second_json)
-if(NOT out MATCHES "FAIL \\(confirmed\\) rule 'impact-exceeded'[^\n]*r_mpi_impact")
+# A limit the idle library exceeds (about 1 against 0.25; its interval has
+# reached down to 0.55 here): the finding is of r_mpi_impact, so the second
+# job measures it itself.
+impact_rule_run(exceeded 0.25 out second_json)
+if(NOT out MATCHES "FAIL \\(confirmed\\) rule 'impact-exceeded'[^\n]*r_mpi_impact[^\n]*measured again: ")
   message(FATAL_ERROR "impact-exceeded: no confirmed r_mpi_impact failure")
 endif()
 string(JSON reused ERROR_VARIABLE e GET "${second_json}" mpi_impact_source reused)

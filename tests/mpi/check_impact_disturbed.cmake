@@ -59,6 +59,16 @@ string(JSON again_why ERROR_VARIABLE e GET "${again}" mpi_impact_refused)
 if(NOT e STREQUAL "NOTFOUND" AND NOT e MATCHES "not found")
   message(FATAL_ERROR "the second job (no fault) was disturbed too: ${again_why}")
 endif()
+# The first job's r_mpi_impact was refused, so it is what the second job
+# decides: measured anew, never taken from rounds kept by an earlier test
+# (docs/thresholds.md, "Confirmation by a second job"). In the test suite
+# mpi.confirm-failure has kept rounds of the same key by then, so taking
+# them fails here; run alone there is nothing to take.
+string(JSON again_reused ERROR_VARIABLE e4 GET "${again}" mpi_impact_source reused)
+if(NOT again_reused MATCHES "^(OFF|false)$")
+  message(FATAL_ERROR "the second job took r_mpi_impact rounds measured elsewhere (mpi_impact_source.reused "
+                      "'${again_reused}' ${e4}) where the first job's were refused")
+endif()
 if(rc EQUAL 5)
   message("impact-disturbed INCONCLUSIVE: the second job refused the point too (valid ${again_valid})")
   return()

@@ -622,6 +622,13 @@ TEST(VerdictConfirmTest, PastTheLimitOnlyByImbalanceIsLeftToAFurtherJob) {
   ASSERT_EQ(f.one_job.size(), 1u);
   EXPECT_EQ(f.one_job[0].comm_target, 16e-3);
   EXPECT_TRUE(f.unconfirmed.empty());
+  // That finding alone: the verdict is INCONCLUSIVE, not a failure.
+  Verdict only = c;
+  only.failures.clear();
+  const Verdict g = ConfirmOneJobFailures(only, third);
+  EXPECT_TRUE(g.failures.empty());
+  EXPECT_FALSE(g.pass);
+  EXPECT_TRUE(g.Inconclusive());
 }
 
 TEST(VerdictConfirmTest, NoSecondMeasurementLeavesTheFailure) {

@@ -12,8 +12,10 @@
 // key, beside the calibration cache. So a test at 2 ms and 4 ms after one
 // at 500 us and 2 ms measures 4 ms only; results.json mpi_impact_source
 // says, per target, whose rounds it used. Never shared: reference
-// behaviours (their library replaces the progression) and the second job
-// that confirms a failure (it must be independent of the first).
+// behaviours that change the idle state, and a second job that confirms an
+// r_mpi_impact finding or regression or measures points whose r_mpi_impact
+// the first job could not (it must be independent of the first); a second
+// job that confirms another ratio takes the first job's rounds.
 #pragma once
 
 #include <filesystem>

@@ -92,8 +92,10 @@ struct Verdict {
   std::vector<Finding> unconfirmed;
   // Exceeded beyond noise by the only job that judged the point: the first
   // job could not measure it or refused its measurement, and the second job
-  // found this (Confirm). One job is not a failure: a further job decides
-  // (ConfirmOneJobFailures); while none has, the test is INCONCLUSIVE.
+  // found this; or the first job found it and the second was past the limit
+  // only by its own rank imbalance (Confirm). One job is not a failure: a
+  // further job looks (ConfirmOneJobFailures); while none has decided, the
+  // test is INCONCLUSIVE.
   std::vector<Finding> one_job;
   // Invalid points inside a rule's region, one per (point, rule): the test
   // cannot pass with them.
@@ -181,7 +183,8 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
 // up in a further job's points `again` as Confirm looks up the first job's
 // failures: a median past the same limit there makes a failure (seen by two
 // jobs), a median on the right side makes it not confirmed; no valid median
-// there leaves it in one_job, and the test INCONCLUSIVE. Each looked-up
+// there, or a median past a maximum only by that job's own rank imbalance,
+// leaves it in one_job, and the test INCONCLUSIVE. Each looked-up
 // finding carries the further job's figure in `again`.
 Verdict ConfirmOneJobFailures(const Verdict& confirmed, const std::vector<PointResult>& again);
 

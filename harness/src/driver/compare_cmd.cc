@@ -351,21 +351,21 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
   std::ostream& out = std::cout;
   if (o.format == "markdown") {
     out << "## nbcguard compare\n\nbaseline `" << baseline_dir << "` (" << base.size() << " results), new `"
-        << run_dir << "` (" << now.size() << " results). A regression: " << RuleText(co) << ".\n";
+        << run_dir << "` (" << now.size() << " results). A regression: " << RuleText(co_history) << ".\n";
     if (!history_note.empty()) out << "\n" << history_note << ".\n";
-    PrintMarkdown(out, c, co, unreadable);
+    PrintMarkdown(out, c, co_history, unreadable);
     for (const std::string& k : skipped) out << "- skipped " << k << "\n";
   } else {
     out << "nbcguard compare: baseline " << baseline_dir << " (" << base.size() << " results) vs new "
         << run_dir << " (" << now.size() << " results)\n"
-        << "a regression: " << RuleText(co) << "\n";
+        << "a regression: " << RuleText(co_history) << "\n";
     if (!history_note.empty()) out << history_note << "\n";
-    PrintText(out, c, co, unreadable);
+    PrintText(out, c, co_history, unreadable);
     for (const std::string& k : skipped) out << "skipped: " << k << "\n";
   }
   const int rc = c.regressions.empty() ? kPass : kFail;
   if (!o.json_out.empty()) {
-    json j = ComparisonJson(c, co, unreadable);
+    json j = ComparisonJson(c, co_history, unreadable);
     j["skipped"] = skipped;
     j["baseline"] = baseline_dir;
     j["run"] = run_dir;

@@ -44,7 +44,7 @@ int CompareCommand(const std::string& baseline_dir, const std::string& run_dir,
 struct BaselineCheck {
   int rc = 0;
   std::optional<Comparison> comparison;  // when a baseline of this test was found and compared
-  CompareOptions options;                // what it was compared with (the history's spreads among them)
+  CompareOptions options;  // what it was compared with (the history's spreads among them), when compared
 };
 
 // The entries of `unreadable` ("<file>: <error>", as LoadResultsDir lists

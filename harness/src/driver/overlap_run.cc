@@ -441,6 +441,11 @@ bool AnyImpactFinding(const std::vector<Finding>& findings) {
                      [](const Finding& f) { return f.metric == Metric::kMpiImpact; });
 }
 
+// The rules the first job was judged by (none when no threshold file matched).
+std::vector<Rule> RulesOf(const JobOutcome& first) {
+  return first.spec ? first.spec->rules : std::vector<Rule>{};
+}
+
 // A second, independent job of the test at the points `at` (r_mpi_impact
 // as `impact` says), into t.dir/subdir/confirmation.json: not a
 // results.json, so that summaries and envelopes see one result per test.
@@ -494,8 +499,11 @@ int ConfirmFailures(const TestSetup& t, JobOutcome* first) {
   // r_mpi_impact only when a rule limits it at a point measured again (the
   // second job's verdict then judges it there too); else its jobs would
   // measure what nothing reads. Anew only when it is a finding.
-  const std::vector<Rule> rules = first->spec ? first->spec->rules : std::vector<Rule>{};
-  const SecondImpact impact = ImpactOfSecondJob(rules, t, at, AnyImpactFinding(fv.failures));
+  // Anew also where the first job's r_mpi_impact was refused (a disturbed
+  // machine): there it is what the second job decides.
+  const std::vector<Rule> rules = RulesOf(*first);
+  const SecondImpact impact = ImpactOfSecondJob(
+      rules, t, at, AnyImpactFinding(fv.failures) || first->results.contains("mpi_impact_refused"));
   Verdict final_verdict = fv;
   json confirmation = json::object();
   const std::optional<JobOutcome> second =
@@ -594,7 +602,7 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
                        "baseline: " + std::to_string(found.size()) +
                            " regression(s) against the baseline; a regression must be seen by two "
                            "independent jobs",
-                       ImpactOfSecondJob(first->spec ? first->spec->rules : std::vector<Rule>{}, t, at,
+                       ImpactOfSecondJob(RulesOf(*first), t, at,
                                          std::any_of(found.begin(), found.end(),
                                                      [](const Change& c) {
                                                        return !c.speed && c.metric == Metric::kMpiImpact;

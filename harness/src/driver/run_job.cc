@@ -257,7 +257,8 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
     return kUsage;
   }
   std::error_code ec;
-  for (const char* second : {"confirm", "confirm-baseline"})  // a second job's results from an earlier run
+  for (const char* second :
+       {"confirm", "confirm-third", "confirm-baseline"})  // further jobs of an earlier run
     fs::remove_all(t.dir / second, ec);
   JobOutcome first = MeasureJob(cfg, test, specs, ro, t.dir, "results.json", t.started, ro.ctest);
   if (first.results_path.empty()) {                 // skipped, could not start, or results not written

@@ -308,7 +308,7 @@ Verdict Confirm(const Verdict& first, const std::vector<PointResult>& again, con
   for (Finding f : first.failures) {  // nothing to confirm it against: the failure stands
     const Again a = LookAgain(&f, again);
     // Past the limit again only by the second job's imbalance: undecided,
-    // a further job decides (ConfirmOneJobFailures).
+    // a further job looks (ConfirmOneJobFailures).
     (a == Again::kInside ? v.unconfirmed : a == Again::kByImbalance ? v.one_job : v.failures).push_back(f);
   }
   // Invalid points: judged on the second job's measurement where it has one.
