@@ -13,51 +13,9 @@
 # Removing the confirmation fails the first part; confirming without
 # measuring again (or judging on the second job alone) fails the checks of
 # measured_again and of the second job's file.
+include(${CMAKE_CURRENT_LIST_DIR}/second_job.cmake)
 set(cmd "${DRIVER}" run "${CASE}" --ctest --thresholds "${THRESHOLDS}" --config "${CONFIG}")
 
-# A finding left to one job (verdict.one_job_only) after a third job is
-# right only when that job's point was flagged for rank imbalance: past the
-# limit only by its own slack (docs/thresholds.md; the arithmetic is
-# unit-tested), so no second job saw the library past it. Sets <count_var>
-# to the number of such findings; fails on one whose third job was balanced.
-function(check_one_job json dir out tag count_var)
-  string(JSON none LENGTH "${json}" verdict one_job_only)
-  set(${count_var} ${none} PARENT_SCOPE)
-  if(none EQUAL 0)
-    return()
-  endif()
-  # Where this run's third job wrote its results (only when one ran).
-  string(JSON third_file ERROR_VARIABLE no_third GET "${json}" confirmation third results)
-  if(no_third OR NOT EXISTS "${third_file}")
-    message(FATAL_ERROR "${tag}: ${none} finding(s) left to one job, and no third job measured them")
-  endif()
-  file(READ "${third_file}" third_json)
-  string(JSON np LENGTH "${third_json}" points)
-  if(np EQUAL 0)
-    message(FATAL_ERROR "${tag}: the third job (${third_file}) has no points")
-  endif()
-  math(EXPR lastp "${np} - 1")
-  math(EXPR last "${none} - 1")
-  foreach(k RANGE ${last})
-    string(JSON comm GET "${json}" verdict one_job_only ${k} comm_target)
-    string(JSON comp GET "${json}" verdict one_job_only ${k} comp_target)
-    set(flagged "not measured")
-    foreach(i RANGE ${lastp})
-      string(JSON c GET "${third_json}" points ${i} comm_target)
-      string(JSON d GET "${third_json}" points ${i} comp_target)
-      if(c STREQUAL comm AND d STREQUAL comp)
-        string(JSON flagged ERROR_VARIABLE e GET "${third_json}" points ${i} imbalance flagged)
-      endif()
-    endforeach()
-    if(NOT flagged MATCHES "^(ON|true)$")
-      message(FATAL_ERROR "${tag}: the finding at comm=${comm} comp=${comp} was left to one job although the "
-                          "third job's point there was not flagged for rank imbalance (${flagged})")
-    endif()
-  endforeach()
-  if(NOT out MATCHES "undecided \\(exceeded in one job only\\): rule ")
-    message(FATAL_ERROR "${tag}: the finding(s) left to one job are not printed as undecided")
-  endif()
-endfunction()
 execute_process(COMMAND ${cmd} --out "${OUT}/confirmed" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}")
 if(NOT rc EQUAL 1)
@@ -109,15 +67,7 @@ if(pass OR NOT nfail EQUAL nconfirmed OR NOT nnot EQUAL 0 OR NOT ninvalid EQUAL 
   message(FATAL_ERROR "results.json verdict: pass ${pass}, ${nfail} failures, ${nnot} not confirmed, ${ninvalid} invalid; "
                       "expected false, ${nconfirmed}, 0, 1")
 endif()
-if(nconfirmed GREATER 0)  # none when every finding was left to one job
-  math(EXPR last "${nconfirmed} - 1")
-  foreach(i RANGE ${last})
-    string(JSON again GET "${json}" verdict failures ${i} measured_again median)
-    if(NOT again GREATER 0.5)
-      message(FATAL_ERROR "failure ${i}: measured again ${again}, expected past the limit 0.5 (deferred: 1)")
-    endif()
-  endforeach()
-endif()
+failures_measured_again("${json}" "default run" 0.5)  # past the limit again (deferred: 1)
 string(JSON second GET "${json}" confirmation results)
 if(NOT EXISTS "${second}" OR NOT second STREQUAL "${dir}/confirm/confirmation.json")
   message(FATAL_ERROR "the second job's results '${second}' are missing or not in ${dir}/confirm")
@@ -180,16 +130,7 @@ if(found LESS 1)
   message(FATAL_ERROR "refuse-first: no failure; expected the 2ms point's, confirmed (or left to one job by "
                       "rank imbalance)")
 endif()
-if(nfail GREATER 0)  # none when every finding was left to one job
-  math(EXPR last "${nfail} - 1")
-  foreach(i RANGE ${last})
-    string(JSON comm GET "${json}" verdict failures ${i} comm_target)
-    string(JSON has ERROR_VARIABLE missing GET "${json}" verdict failures ${i} measured_again median)
-    if(missing)
-      message(FATAL_ERROR "refuse-first: the failure at comm=${comm} was seen by one job only (no measured_again)")
-    endif()
-  endforeach()
-endif()
+failures_measured_again("${json}" "refuse-first" "")
 # The second job exceeded the limit at 1ms beyond noise (deferred: r_overhead
 # ~1 against 0.5): then the third job ran, and results.json says where.
 if(out MATCHES "confirmation: 1 limit\\(s\\) exceeded by the second job at points the first job could not judge")
@@ -247,10 +188,10 @@ if("$ENV{NBCGUARD_IMPACT_REUSE}" STREQUAL "0" OR (no_file AND NOT first_reused M
   message("impact-read: the first job kept no r_mpi_impact rounds (reuse off, or a disturbed measurement): "
           "nothing for the second job to take; not checked")
 else()
-  string(JSON reused ERROR_VARIABLE e GET "${second_json}" mpi_impact_source reused)
-  if(NOT reused MATCHES "^(ON|true)$")
+  impact_rounds_reused("${second_json}" reused)
+  if(NOT reused)
     message(FATAL_ERROR "impact-read: the second job measured r_mpi_impact anew although only r_overhead was "
-                        "confirmed (mpi_impact_source.reused '${reused}' ${e})")
+                        "confirmed")
   endif()
 endif()
 
@@ -261,9 +202,8 @@ impact_rule_run(exceeded 0.25 out second_json)
 if(NOT out MATCHES "FAIL \\(confirmed\\) rule 'impact-exceeded'[^\n]*r_mpi_impact[^\n]*measured again: ")
   message(FATAL_ERROR "impact-exceeded: no confirmed r_mpi_impact failure")
 endif()
-string(JSON reused ERROR_VARIABLE e GET "${second_json}" mpi_impact_source reused)
-string(JSON ntargets ERROR_VARIABLE e2 LENGTH "${second_json}" mpi_impact_source targets)
-if(NOT reused MATCHES "^(OFF|false)$" OR NOT ntargets GREATER 0)
+impact_rounds_reused("${second_json}" reused)
+if(NOT reused STREQUAL "FALSE")
   message(FATAL_ERROR "impact-exceeded: the second job did not measure the r_mpi_impact it confirms "
-                      "(mpi_impact_source.reused '${reused}', ${ntargets} target(s) ${e} ${e2})")
+                      "(rounds reused: ${reused})")
 endif()

@@ -64,10 +64,10 @@ endif()
 # (docs/thresholds.md, "Confirmation by a second job"). In the test suite
 # mpi.confirm-failure has kept rounds of the same key by then, so taking
 # them fails here; run alone there is nothing to take.
-string(JSON again_reused ERROR_VARIABLE e4 GET "${again}" mpi_impact_source reused)
-if(NOT again_reused MATCHES "^(OFF|false)$")
-  message(FATAL_ERROR "the second job took r_mpi_impact rounds measured elsewhere (mpi_impact_source.reused "
-                      "'${again_reused}' ${e4}) where the first job's were refused")
+impact_rounds_reused("${again}" again_reused)
+if(NOT again_reused STREQUAL "FALSE")
+  message(FATAL_ERROR "the second job took r_mpi_impact rounds measured elsewhere (reused: ${again_reused}) "
+                      "where the first job's were refused")
 endif()
 if(rc EQUAL 5)
   message("impact-disturbed INCONCLUSIVE: the second job refused the point too (valid ${again_valid})")
