@@ -12,12 +12,14 @@
 # best); NIGHTS unchanged runs, then CHANGED runs with CHANGE_ARGS added to
 # `nbcguard run CASE RUN_ARGS...`. Revisions are "base" and "changed"
 # (NBCGUARD_SERIES_REVISION names the changed nights); NBCGUARD_SERIES_FIRST
-# (default 1) numbers the first night, to append to an earlier series.
+# (default 1) numbers the first night, to append to an earlier series;
+# NBCGUARD_SERIES_KEEP=DIR keeps each night's run directory as DIR/night-<i>
+# (and its log), so that the same runs can be ingested again later.
 # Prints one line per night and the check's output; exits with the check's
 # exit code (1: a regression among the newest nights).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 6 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[ $# -ge 6 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
 preset=$1 db=$2 nights=$3 changed=$4 case=$5
 shift 5
 run_args=() change_args=()
@@ -32,6 +34,12 @@ driver=build/$preset/harness/nbcguard
 [ -x "$driver" ] || { echo "history-series.sh: no driver at $driver (cmake --build --preset $preset)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ -n "${NBCGUARD_SERIES_KEEP:-}" ]; then
+  mkdir -p "$NBCGUARD_SERIES_KEEP" || exit 2
+  work_runs=$NBCGUARD_SERIES_KEEP
+else
+  work_runs=$work
+fi
 first=${NBCGUARD_SERIES_FIRST:-1}
 [[ $first =~ ^[1-9][0-9]*$ ]] || { echo "history-series.sh: NBCGUARD_SERIES_FIRST must be a night number, got '$first'" >&2; exit 2; }
 total=$((first - 1 + nights + changed))
@@ -40,10 +48,11 @@ for i in $(seq "$first" "$total"); do
   args=("${run_args[@]}")
   rev=base
   if [ "$i" -gt $((first - 1 + nights)) ]; then args+=("${change_args[@]}"); rev=${NBCGUARD_SERIES_REVISION:-changed}; fi
-  out=$work/night-$i
-  "$driver" run "$case" "${args[@]}" --out "$out" >"$work/log-$i" 2>&1
+  out=$work_runs/night-$i
+  rm -rf "$out"
+  "$driver" run "$case" "${args[@]}" --out "$out" >"$work_runs/log-$i" 2>&1
   rc=$?
-  verdict=$(grep -h -E '^verdict( after confirmation)?:' "$work/log-$i" | tail -n 1)
+  verdict=$(grep -h -E '^verdict( after confirmation)?:' "$work_runs/log-$i" | tail -n 1)
   "$driver" history ingest "$out" --db "$db" --date "$date" --revision "$rev" >/dev/null 2>"$work/ingest-$i" ||
     { echo "night $i ($date): ingest failed: $(cat "$work/ingest-$i")"; continue; }
   echo "night $i ($date, $rev): run exit $rc; $verdict"

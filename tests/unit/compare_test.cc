@@ -591,6 +591,31 @@ TEST(ParseTestResultsTest, RecomputedRatiosAreThoseTheRunReported) {
   }
 }
 
+// A point flagged for rank imbalance: its ratios refused, with what the
+// imbalance can have hidden of r_overhead (its effect) and of r_comm (the
+// reference slack over t_comm_ref); nothing for an unflagged point.
+TEST(ParseTestResultsTest, AFlaggedPointCarriesWhatTheImbalanceCanHaveHidden) {
+  const char* file = "baseline/ibcast/n2/basic/results.json";
+  json j = LoadJson(file);
+  json& jp = j["points"][0];
+  jp["imbalance"]["flagged"] = true;
+  jp["imbalance"]["effect"] = 0.45;
+  jp["imbalance"]["ref_slack"] = 0.25 * jp["t_comm_ref"].get<double>();
+  jp["imbalance"]["slowest_rank"] = 1;
+  jp["imbalance"]["fastest_rank"] = 0;
+  jp["imbalance"]["ref_ratio"] = 1.6;
+  std::string error;
+  const std::optional<TestResults> t = ParseTestResults(j, file, &error);
+  ASSERT_TRUE(t) << error;
+  const PointSamples& flagged = t->points[0];
+  EXPECT_NE(flagged.ratios_refused.find("rank 1 computed 1.60x as long as rank 0"), std::string::npos)
+      << flagged.ratios_refused;
+  ASSERT_EQ(flagged.hidden_by_imbalance.size(), 2u);
+  EXPECT_DOUBLE_EQ(flagged.hidden_by_imbalance.at(Metric::kOverhead), 0.45);
+  EXPECT_NEAR(flagged.hidden_by_imbalance.at(Metric::kComm), 0.25, 1e-12);
+  EXPECT_TRUE(t->points[1].hidden_by_imbalance.empty());
+}
+
 TEST(ParseTestResultsTest, ResultsWithoutBytesPerRankAreReadAndTheirSpeedNotCompared) {
   const char* file = "baseline/ibcast/n2/basic/results.json";
   json old = LoadJson(file);

@@ -163,6 +163,78 @@ TEST_P(Store, ConcurrentIngestsLoseNothing) {
   EXPECT_EQ(s.Rows(), kWriters * kRuns * 3);
 }
 
+// An imbalance-flagged point's r_overhead is stored as a lower bound: not
+// valid, with its figures and bound "lower"; the other rows with none.
+TEST_P(Store, ALowerBoundKeepsItsFigures) {
+  HistoryStore s = Open();
+  HistoryObservation bound = Value("r_overhead", 0.9);
+  bound.valid = false;
+  bound.reason = "rank imbalance";
+  bound.bound = "lower";
+  bound.hidden = 0.3;
+  ASSERT_TRUE(s.Ingest(Night(1), {bound, Value("r_comm", 0.2)}, nullptr));
+  const auto series = s.Series();
+  ASSERT_EQ(series.size(), 2u);
+  for (const auto& one : series) {
+    const HistoryObservation& o = one.front().obs;
+    if (o.ratio == "r_overhead") {
+      EXPECT_FALSE(o.valid);
+      EXPECT_EQ(o.bound, "lower");
+      ASSERT_TRUE(o.median.has_value());
+      EXPECT_DOUBLE_EQ(*o.median, 0.9);
+      ASSERT_TRUE(o.hidden.has_value());
+      EXPECT_DOUBLE_EQ(*o.hidden, 0.3);
+    } else {
+      EXPECT_TRUE(o.valid);
+      EXPECT_EQ(o.bound, "");
+      EXPECT_FALSE(o.hidden.has_value());
+    }
+  }
+}
+
+// A history written before lower bounds were kept (schema version 1, no
+// bound column) is brought to version 2 when opened; its rows keep their
+// values and have no bound, and new runs store theirs.
+TEST_P(Store, AVersionOneHistoryIsMigrated) {
+  {
+    auto db = OpenHistoryDb(url_);
+    db->Query("CREATE TABLE nbcguard_history_schema (version INTEGER NOT NULL)");
+    db->Query("INSERT INTO nbcguard_history_schema (version) VALUES (1)");
+    db->Query(
+        "CREATE TABLE nbcguard_runs (run_id TEXT PRIMARY KEY, run_date TEXT NOT NULL, system_name TEXT NOT NULL,"
+        " library TEXT NOT NULL, library_version TEXT NOT NULL, library_revision TEXT NOT NULL,"
+        " nbcguard_version TEXT NOT NULL, source TEXT NOT NULL, ingested_at TEXT NOT NULL)");
+    db->Query(
+        "CREATE TABLE nbcguard_observations (run_id TEXT NOT NULL REFERENCES nbcguard_runs (run_id),"
+        " test TEXT NOT NULL, point TEXT NOT NULL, comm_target DOUBLE PRECISION,"
+        " comp_target DOUBLE PRECISION NOT NULL, ratio TEXT NOT NULL, median DOUBLE PRECISION,"
+        " ci_lo DOUBLE PRECISION, ci_hi DOUBLE PRECISION, samples INTEGER NOT NULL, valid INTEGER NOT NULL,"
+        " reason TEXT NOT NULL, diagnosis TEXT NOT NULL, reference TEXT NOT NULL,"
+        " PRIMARY KEY (run_id, test, point, ratio))");
+    db->Query(
+        "INSERT INTO nbcguard_runs VALUES ('old', '2026-09-01T02:00:00Z', 'ci-node', 'mpich', 'MPICH', '',"
+        " '0.1.0', '/results/0', '2026-09-01T03:00:00Z')");
+    db->Query(
+        "INSERT INTO nbcguard_observations VALUES ('old', 'mpich.ibcast.n2.basic', '1ms x 2ms', 0.001,"
+        " 0.002, 'r_overhead', 0.1, 0.09, 0.11, 9, 1, '', 'full-overlap', '')");
+  }
+  HistoryStore s = Open();
+  HistoryObservation bound = Value("r_overhead", 0.9);
+  bound.valid = false;
+  bound.bound = "lower";
+  ASSERT_TRUE(s.Ingest(Night(2), {bound}, nullptr));
+  const auto series = s.Series();
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].size(), 2u);
+  EXPECT_DOUBLE_EQ(*series[0][0].obs.median, 0.1);
+  EXPECT_EQ(series[0][0].obs.bound, "");
+  EXPECT_EQ(series[0][1].obs.bound, "lower");
+  const auto version = OpenHistoryDb(url_)->Query("SELECT version FROM nbcguard_history_schema");
+  ASSERT_EQ(version.size(), 1u);
+  EXPECT_EQ(version[0][0].value_or(""), "2");
+  Open();  // opened again: nothing left to migrate
+}
+
 TEST_P(Store, AnotherSchemaVersionIsRefused) {
   Open();
   OpenHistoryDb(url_)->Query("UPDATE nbcguard_history_schema SET version = 99");

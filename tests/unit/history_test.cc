@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "nbcguard/metrics.h"
+#include "nbcguard/stats.h"
 #include "synthetic_noise.h"
 
 namespace nbcguard {
@@ -177,6 +179,100 @@ TEST(HistoryCheck, AReferenceChangeIsNamedAndRefusedNightsCounted) {
   EXPECT_EQ(f->night, "2026-09-13T03:00:00Z");
   EXPECT_NE(f->Line().find("reference behaviour background -> deferred"), std::string::npos) << f->Line();
   EXPECT_EQ(r.refused_nights, 1);
+}
+
+// Open MPI's background reference changed to deferred on night 13 of this
+// machine, whose ranks computed at unequal speeds on night 14 at this point:
+// night 14's r_overhead, refused as a value, is kept as a lower bound
+// (0.90) and is the second night on the new level. The regression is named
+// at night 13 on the second night; a series whose first new night is the
+// lower bound is named at that night. Without the bounds: pending.
+TEST(HistoryCheck, ALowerBoundIsANightOnANewLevelAbove) {
+  std::vector<double> v = Step(0.05, 1.0, 12, 2);
+  std::vector<std::string> refs(14, "background");
+  refs[12] = refs[13] = "deferred";
+  std::vector<SeriesNight> s = Series("r_overhead", v, refs);
+  s[13].obs.valid = false;
+  s[13].obs.bound = "lower";
+  s[13].obs.median = 0.90;
+  s[13].obs.reason = "rank imbalance";
+  const HistoryReport r = CheckHistory({s}, 14, {});
+  const HistoryFinding* f = First(r, HistoryKind::kRegression);
+  ASSERT_NE(f, nullptr) << r.Summary();
+  EXPECT_TRUE(f->fails);
+  EXPECT_EQ(f->night, "2026-09-13T03:00:00Z");
+  EXPECT_EQ(f->n_after, 2);
+  EXPECT_EQ(f->floors, 1);
+  EXPECT_NE(f->Line().find("1 of them a lower bound"), std::string::npos) << f->Line();
+  EXPECT_EQ(r.refused_nights, 1);
+  EXPECT_EQ(r.bounded_nights, 1);
+  EXPECT_NE(r.Summary().find("1 kept as lower bounds"), std::string::npos) << r.Summary();
+
+  std::vector<SeriesNight> first_bound = s;
+  std::swap(first_bound[12].obs, first_bound[13].obs);  // the bound on night 13, the valid night after it
+  const HistoryReport b = CheckHistory({first_bound}, 14, {});
+  f = First(b, HistoryKind::kRegression);
+  ASSERT_NE(f, nullptr) << b.Summary();
+  EXPECT_EQ(f->night, "2026-09-13T03:00:00Z");
+  EXPECT_EQ(f->reference_before, "background");
+  EXPECT_EQ(f->reference_after, "deferred");
+
+  std::vector<SeriesNight> no_bound = s;
+  no_bound[13].obs.bound = "";
+  const HistoryReport p = CheckHistory({no_bound}, 14, {});
+  EXPECT_EQ(First(p, HistoryKind::kRegression), nullptr) << p.Summary();
+  EXPECT_NE(First(p, HistoryKind::kPending), nullptr) << p.Summary();
+  EXPECT_EQ(p.bounded_nights, 0);
+}
+
+// What one run stores for a point whose ranks computed at unequal speeds:
+// r_overhead and r_comm as lower bounds with their figures, r_comp_slowdown
+// refused without a value (unequal ranks move it either way).
+TEST(ObservationsOf, AnImbalanceFlaggedPointKeepsLowerBounds) {
+  TestResults t;
+  t.key = {"openmpi", "ibcast", "ibcast", "basic", 2};
+  PointSamples p;
+  p.comm_target = 1e-3;
+  p.comp_target = 2e-3;
+  p.valid = true;
+  p.ratios_refused = "rank imbalance: rank 0 computed 1.49x as long as rank 1";
+  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown}) {
+    RatioSamples r;
+    r.values = {0.9, 0.95, 1.0};
+    r.summary = Summarize(r.values);
+    p.ratios[m] = r;
+  }
+  p.hidden_by_imbalance = {{Metric::kOverhead, 0.4}, {Metric::kComm, 0.3}};
+  t.points.push_back(p);
+  PointSamples valid = p;
+  valid.comp_target = 4e-3;
+  valid.ratios_refused.clear();
+  valid.hidden_by_imbalance.clear();
+  t.points.push_back(valid);
+  int bounds = 0, values = 0;
+  for (const HistoryObservation& o : ObservationsOf(t)) {
+    if (o.comp_target == 4e-3) {
+      EXPECT_TRUE(o.valid) << o.ratio;
+      EXPECT_EQ(o.bound, "");
+      ++values;
+      continue;
+    }
+    EXPECT_FALSE(o.valid) << o.ratio;
+    EXPECT_EQ(o.reason, p.ratios_refused);
+    if (o.ratio == "r_comp_slowdown") {
+      EXPECT_EQ(o.bound, "");
+      EXPECT_FALSE(o.median.has_value());
+    } else {
+      EXPECT_EQ(o.bound, "lower") << o.ratio;
+      ASSERT_TRUE(o.median.has_value()) << o.ratio;
+      EXPECT_DOUBLE_EQ(*o.median, 0.95);
+      ASSERT_TRUE(o.hidden.has_value()) << o.ratio;
+      EXPECT_DOUBLE_EQ(*o.hidden, o.ratio == "r_overhead" ? 0.4 : 0.3);
+      ++bounds;
+    }
+  }
+  EXPECT_EQ(bounds, 2);
+  EXPECT_EQ(values, 3);
 }
 
 TEST(HistoryCheck, FewNightsAreUndecidedNotPassedSilently) {

@@ -21,6 +21,12 @@
 //   - a shift with fewer than min_after nights behind it (the newest night
 //     alone off included) is pending, not yet a regression: one disturbed
 //     night must not fail a pipeline;
+//   - a step at the very end that the permutation test cannot separate yet
+//     (too few nights for any split to reach alpha) is a shift when its
+//     newest nights all lie beyond every night of the old level, the same
+//     way, with the one-sided exact p-value of that order (NewestRankP) at
+//     most alpha; else pending. Nights known only from below (Floor) count
+//     on a level above the old one when their bound is beyond its band;
 //   - a newest level the old one had already reached (old nights, outliers
 //     included, beyond its band that way and at least half-way to the new
 //     level, each of which came back) needs one more night per such
@@ -39,6 +45,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +62,22 @@ struct ChangePointOptions {
   // passes log values for ratios compared relatively, and log(1 + d) here).
   double min_effect = 0.15;
   std::uint64_t seed = 20141;
+};
+
+// A night whose value is known only from below: the library's own value
+// was at least `value` (a point whose ranks computed at unequal speeds,
+// which can only have lowered r_overhead and r_comm; docs/method.md, "Rank
+// imbalance"). `after`: how many of z's finite values precede it. A floor
+// is never a value of the segmentation; it can only add a night to a new
+// level above the old one (a step upward at the newest nights), or count
+// as an excursion of an old level that had already reached it. `reach`:
+// the most the value can have been (the bound plus what the imbalance can
+// have hidden); a floor stands on a new level its reach gets to. NaN: the
+// bound itself.
+struct Floor {
+  int after = 0;
+  double value = 0;
+  double reach = std::numeric_limits<double>::quiet_NaN();
 };
 
 // E-divisive's best split of z: the index of the first value of the second
@@ -82,6 +105,8 @@ struct Shift {
   double p = 1;                   // E-divisive's permutation p-value of the split
   int excursions = 0;             // old nights that had reached the new level and came back
   int needed = 0;                 // nights on the new level a regression needs (newest level only)
+  int floors = 0;                 // of the n_after nights, lower bounds (Floor)
+  int first_floor = -1;           // index into the floors given when the new level's first night is one
 };
 
 struct SeriesAnalysis {
@@ -100,7 +125,13 @@ struct SeriesAnalysis {
 };
 
 // Non-finite values are dropped first; every index in the result is into
-// z's finite values, in order.
-SeriesAnalysis AnalyzeSeries(const std::vector<double>& z, const ChangePointOptions& o);
+// z's finite values, in order. `floors`: nights known only from below, in
+// order of `after`.
+SeriesAnalysis AnalyzeSeries(const std::vector<double>& z, const ChangePointOptions& o,
+                             const std::vector<Floor>& floors = {});
+
+// The one-sided exact p-value of "the newest k of n exchangeable nights are
+// the k most extreme ones the same way": 1 / C(n, k).
+double NewestRankP(int n, int k);
 
 }  // namespace nbcguard

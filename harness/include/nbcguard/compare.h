@@ -119,6 +119,9 @@ struct PointSamples {
   // ratios are not compared; the collective alone, timed without the
   // computation, still is.
   std::string ratios_refused;
+  // With ratios_refused: the most the unequal computing can have lowered
+  // r_overhead and r_comm (validity.h, HiddenByImbalance), per ratio.
+  std::map<Metric, double> hidden_by_imbalance;
   std::string diagnosis;
   std::map<Metric, RatioSamples> ratios;  // r_overhead, r_comm, r_comp_slowdown
   SpeedSamples speed;

@@ -38,14 +38,23 @@ struct HistoryObservation {
   std::optional<double> lo, hi;  // the run's 95 % interval of the median
   int samples = 0;
   bool valid = false;
-  std::string reason;     // why not valid (gate, imbalance, calibration ...)
+  std::string reason;  // why not valid (gate, imbalance, calibration ...)
+  // "lower": not valid, but `median` (and lo, hi) were read and are a lower
+  // bound of the library's own value: a point whose ranks computed at
+  // unequal speeds, which can only have lowered r_overhead and r_comm.
+  // "" otherwise.
+  std::string bound;
+  // With bound "lower": the most the unequal computing can have lowered the
+  // ratio, so the library's own value lay in [median, median + hidden].
+  std::optional<double> hidden;
   std::string diagnosis;  // the run's, at this point
   std::string reference;  // reference behaviour's name; "" = the library's own progression
 };
 
 // The rows a parsed results.json contributes (invalid and imbalance-flagged
 // points included, valid = false with the reason: they count as refused
-// nights, never as values).
+// nights, never as values; an imbalance-flagged point's r_overhead and
+// r_comm keep their figures as lower bounds, bound = "lower").
 std::vector<HistoryObservation> ObservationsOf(const TestResults& t);
 
 // One series' nights, oldest first, as the store returns them.
@@ -77,6 +86,7 @@ struct HistoryFinding {
   double size = 0, lo = 0, hi = 0;  // after - before (relative ratios: after / before - 1), 95 % interval
   double p = 1;
   int n_before = 0, n_after = 0;  // nights on each level (bimodal: on the low and the high level)
+  int floors = 0;                 // of n_after, nights known only from below (bound "lower")
   int needed = 0;                 // pending: nights on the new level its regression needs
   int excursions = 0;             // pending: old nights that had reached the new level and came back
   int switches = 0;               // bimodal: moves between the two levels
@@ -92,7 +102,8 @@ struct HistoryFinding {
 struct HistoryReport {
   int runs = 0, series = 0, decided = 0;
   int shared = 0;                      // series that are another test's measurement, judged with it
-  int refused_nights = 0;              // invalid or flagged observations, not analysed
+  int refused_nights = 0;              // invalid or flagged observations, not analysed as values
+  int bounded_nights = 0;              // of them, lower bounds a step upward can count (bound "lower")
   int repeated_nights = 0;             // r_mpi_impact nights that reused the previous night's measurement
   std::vector<std::string> undecided;  // "test point ratio: why"
   std::vector<HistoryFinding> findings;

@@ -130,6 +130,7 @@ json FindingJson(const HistoryFinding& f) {
           {"n_after", f.n_after},
           {"needed", f.needed},
           {"excursions", f.excursions},
+          {"lower_bounds", f.floors},
           {"switches", f.switches},
           {"total", f.total},
           {"diagnosis_before", f.diagnosis_before},
@@ -297,6 +298,7 @@ int HistoryCheckCommand(const HistoryCommandOptions& o) {
               {"decided", report.decided},
               {"shared", report.shared},
               {"refused_nights", report.refused_nights},
+              {"bounded_nights", report.bounded_nights},
               {"repeated_nights", report.repeated_nights},
               {"undecided", report.undecided},
               {"findings", json::array()}};

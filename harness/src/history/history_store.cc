@@ -8,7 +8,11 @@
 namespace nbcguard {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 2: nbcguard_observations.bound and .hidden (a lower bound kept for an
+// imbalance-flagged point's r_overhead and r_comm, and how much the
+// imbalance can have hidden). A version 1 history is brought to 2 when
+// opened: the columns are added, its rows "" and NULL (no bound).
+constexpr int kSchemaVersion = 2;
 
 // The same text on both databases (sql_db.h).
 const char* const kSchema[] = {
@@ -38,6 +42,8 @@ const char* const kSchema[] = {
     " reason TEXT NOT NULL,"
     " diagnosis TEXT NOT NULL,"
     " reference TEXT NOT NULL,"
+    " bound TEXT NOT NULL DEFAULT '',"
+    " hidden DOUBLE PRECISION,"
     " PRIMARY KEY (run_id, test, point, ratio))",
     "CREATE INDEX IF NOT EXISTS nbcguard_observations_series ON nbcguard_observations (test, point, ratio)",
 };
@@ -101,6 +107,12 @@ HistoryStore::HistoryStore(std::unique_ptr<SqlDb> db) : db_(std::move(db)) {
     if (v.empty()) {
       db_->Query("INSERT INTO nbcguard_history_schema (version) VALUES ($1)",
                  {std::to_string(kSchemaVersion)});
+    } else if (Text(v[0][0]) == "1") {
+      // Under the transaction's write lock: one client migrates, the others
+      // then read version 2.
+      db_->Query("ALTER TABLE nbcguard_observations ADD COLUMN bound TEXT NOT NULL DEFAULT ''");
+      db_->Query("ALTER TABLE nbcguard_observations ADD COLUMN hidden DOUBLE PRECISION");
+      db_->Query("UPDATE nbcguard_history_schema SET version = $1", {std::to_string(kSchemaVersion)});
     } else if (Text(v[0][0]) != std::to_string(kSchemaVersion)) {
       throw HistoryDbError(db_->Describe() + ": history schema version " + Text(v[0][0]) +
                            ", this nbcguard reads " + std::to_string(kSchemaVersion));
@@ -131,11 +143,11 @@ bool HistoryStore::Ingest(const HistoryRun& run, const std::vector<HistoryObserv
     for (const HistoryObservation& o : rows)
       db_->Query(
           "INSERT INTO nbcguard_observations (run_id, test, point, comm_target, comp_target, ratio, median, ci_lo, "
-          "ci_hi, samples, valid, reason, diagnosis, reference) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+          "ci_hi, samples, valid, reason, diagnosis, reference, bound, hidden) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
           {run.run_id, o.test, o.point, Opt(o.comm_target), SqlNumber(o.comp_target), o.ratio, Opt(o.median),
            Opt(o.lo), Opt(o.hi), std::to_string(o.samples), o.valid ? "1" : "0", o.reason, o.diagnosis,
-           o.reference});
+           o.reference, o.bound, Opt(o.hidden)});
     db_->Commit();
   } catch (...) {
     db_->Rollback();
@@ -167,7 +179,7 @@ std::vector<std::vector<SeriesNight>> HistoryStore::Series(const std::string& sy
   const std::string sql =
       std::string("SELECT ") + kRunColumns +
       ", o.test, o.point, o.comm_target, o.comp_target, o.ratio, o.median, o.ci_lo, o.ci_hi, "
-      "o.samples, o.valid, o.reason, o.diagnosis, o.reference "
+      "o.samples, o.valid, o.reason, o.diagnosis, o.reference, o.bound, o.hidden "
       "FROM nbcguard_observations o JOIN nbcguard_runs r ON r.run_id = o.run_id" +
       where + " ORDER BY r.system_name, o.test, o.point, o.ratio, r.run_date, r.run_id";
   std::vector<std::vector<SeriesNight>> series;
@@ -187,6 +199,8 @@ std::vector<std::vector<SeriesNight>> HistoryStore::Series(const std::string& sy
     n.obs.reason = Text(row[18]);
     n.obs.diagnosis = Text(row[19]);
     n.obs.reference = Text(row[20]);
+    n.obs.bound = Text(row[21]);
+    n.obs.hidden = SqlToNumber(row[22]);
     const bool same = !series.empty() && series.back().back().run.system_name == n.run.system_name &&
                       series.back().back().obs.test == n.obs.test &&
                       series.back().back().obs.point == n.obs.point &&

@@ -58,6 +58,7 @@
 #include "nbcguard/plot_model.h"
 #include "nbcguard/stats.h"
 #include "nbcguard/units.h"
+#include "nbcguard/validity.h"
 
 namespace nbcguard {
 namespace {
@@ -573,6 +574,14 @@ std::optional<TestResults> ParseTestResults(const json& j, const std::string& so
       p.ratios_refused = "rank imbalance: rank " + std::to_string(jp["imbalance"].value("slowest_rank", -1)) +
                          " computed " + plot::FormatRatio(Num(jp["imbalance"], "ref_ratio")) +
                          "x as long as rank " + std::to_string(jp["imbalance"].value("fastest_rank", -1));
+      PointResult flagged;
+      flagged.imbalance.flagged = true;
+      flagged.imbalance.effect = Num(jp["imbalance"], "effect");
+      flagged.imbalance.ref_slack = Num(jp["imbalance"], "ref_slack");
+      flagged.t_comm_ref = Num(jp, "t_comm_ref");
+      for (Metric m : {Metric::kOverhead, Metric::kComm})
+        if (const double h = HiddenByImbalance(flagged, m); std::isfinite(h) && h >= 0)
+          p.hidden_by_imbalance[m] = h;
     }
     const auto s = samples.find({Ns(p.comm_target), Ns(p.comp_target)});
     if (p.valid && s == samples.end()) {

@@ -88,6 +88,14 @@ bool RepeatsLast(const std::string& ratio, const std::optional<double>& last, do
   return ratio == "r_mpi_impact" && last && *last == value;
 }
 
+// What a finding's line adds for nights on its new level known only from
+// below.
+std::string LowerBounds(int floors) {
+  if (floors <= 0) return "";
+  return " (" + std::to_string(floors) + (floors == 1 ? " of them a lower bound" : " of them lower bounds") +
+         ": ranks computing at unequal speeds, which can only lower the ratio)";
+}
+
 // "revision R" when the run was given one, else its library version.
 std::string RevisionOf(const HistoryRun& run) {
   return run.library_revision.empty() ? run.library_version : "revision " + run.library_revision;
@@ -106,6 +114,19 @@ std::vector<HistoryObservation> ObservationsOf(const TestResults& t) {
         o.reason = p.invalid_reason.empty() ? "invalid" : p.invalid_reason;
       } else if (!p.ratios_refused.empty()) {  // the ratios are not the library's alone
         o.reason = p.ratios_refused;
+        // The ranks' unequal computing can only have lowered r_overhead and
+        // r_comm (docs/method.md, "Rank imbalance"): their figures are kept
+        // as lower bounds, never as values.
+        const auto r = p.ratios.find(m);
+        if ((m == Metric::kOverhead || m == Metric::kComm) && r != p.ratios.end()) {
+          Fill(r->second, &o);
+          if (o.valid) {
+            o.bound = "lower";
+            if (const auto h = p.hidden_by_imbalance.find(m); h != p.hidden_by_imbalance.end())
+              o.hidden = h->second;
+          }
+          o.valid = false;
+        }
       } else {
         const auto r = p.ratios.find(m);
         if (r == p.ratios.end()) o.reason = "not measured";
@@ -155,7 +176,7 @@ std::string HistoryFinding::Line() const {
       s += level(before) + " -> " + level(after) + " (" + change(size) + " [" + change(lo) + ", " +
            change(hi) + "]) from " + night + " (" + revision + ")";
       if (kind == HistoryKind::kPending) {
-        s += "; " + std::to_string(n_after) + " night(s) on the new level, " +
+        s += "; " + std::to_string(n_after) + " night(s) on the new level" + LowerBounds(floors) + ", " +
              (size > 0 ? "a regression" : "an improvement") + " at " +
              std::to_string(std::max(needed, n_after + 1));
         if (excursions > 0)
@@ -163,7 +184,7 @@ std::string HistoryFinding::Line() const {
                " earlier night(s) and came back)";
       } else
         s += ", p = " + P(p) + "; " + std::to_string(n_before) + " nights before, " +
-             std::to_string(n_after) + " after";
+             std::to_string(n_after) + " after" + LowerBounds(floors);
       if (diagnosis_before != diagnosis_after && !diagnosis_after.empty())
         s += "; diagnosis " + (diagnosis_before.empty() ? "-" : diagnosis_before) + " -> " + diagnosis_after;
       else if (!diagnosis_after.empty()) s += "; diagnosis " + diagnosis_after;
@@ -217,6 +238,7 @@ std::string HistoryReport::Summary() const {
       (shared > 0 ? ", " + std::to_string(shared) + " judged with the test that shares them" : "") +
       ") over " + std::to_string(runs) + " run(s); " + std::to_string(refused_nights) +
       " refused night(s) not analysed" +
+      (bounded_nights > 0 ? " as values (" + std::to_string(bounded_nights) + " kept as lower bounds)" : "") +
       (repeated_nights > 0 ? ", " + std::to_string(repeated_nights) +
                                  " night(s) repeating an earlier r_mpi_impact measurement"
                            : "");
@@ -285,10 +307,18 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
     const bool rel = Relative(id.obs.ratio);
     std::vector<double> z;
     std::vector<std::size_t> at;  // z[k] is nights[at[k]]
+    std::vector<Floor> floors;
+    std::vector<std::size_t> floor_at;  // floors[k] is nights[floor_at[k]]
     for (std::size_t i = 0; i < nights.size(); ++i) {
       const auto& m = nights[i].obs.median;
       if (!nights[i].obs.valid || !m || !std::isfinite(*m) || (rel && *m <= 0)) {
         ++report.refused_nights;
+        if (!nights[i].obs.valid && nights[i].obs.bound == "lower" && m && std::isfinite(*m) && !rel) {
+          ++report.bounded_nights;
+          const double hidden = nights[i].obs.hidden.value_or(0);
+          floors.push_back({static_cast<int>(z.size()), *m, *m + (std::isfinite(hidden) ? hidden : 0)});
+          floor_at.push_back(i);
+        }
         continue;
       }
       if (RepeatsLast(id.obs.ratio, at.empty() ? std::nullopt : nights[at.back()].obs.median, *m)) {
@@ -300,7 +330,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
     }
     ChangePointOptions d = o.detect;
     d.min_effect = rel ? std::log1p(o.min_effect_relative) : o.min_effect_absolute;
-    const SeriesAnalysis a = AnalyzeSeries(z, d);
+    const SeriesAnalysis a = AnalyzeSeries(z, d, floors);
     const std::string name = id.obs.test + " " + id.obs.point + " " + id.obs.ratio;
     if (!a.undecided.empty()) {
       report.undecided.push_back(name + ": " + a.undecided);
@@ -309,7 +339,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
     ++report.decided;
     const auto back = [&](double v) { return rel ? std::exp(v) : v; };
     const auto diff = [&](double v) { return rel ? std::expm1(v) : v; };
-    const auto base = [&](HistoryKind kind, std::size_t k) {
+    const auto base = [&](HistoryKind kind, std::size_t night_index) {  // an index into nights
       HistoryFinding f;
       f.kind = kind;
       f.system_name = id.run.system_name;
@@ -317,15 +347,21 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       f.point = id.obs.point;
       f.ratio = id.obs.ratio;
       f.shared_with = shared_with;
-      const SeriesNight& n = nights[at[k]];
+      const SeriesNight& n = nights[night_index];
       f.night = n.run.run_date;
       f.run_id = n.run.run_id;
       f.revision = RevisionOf(n.run);
       return f;
     };
+    // A shift's first night on its new level (an index into nights): a
+    // valid one, or a lower bound before it.
+    const auto first_night = [&](const Shift& s) {
+      return s.first_floor >= 0 ? floor_at[static_cast<std::size_t>(s.first_floor)]
+                                : at[static_cast<std::size_t>(s.at)];
+    };
     const auto shift = [&](HistoryKind kind, const Shift& s) {
-      const auto k = static_cast<std::size_t>(s.at);
-      HistoryFinding f = base(kind, k);
+      const std::size_t first = first_night(s);
+      HistoryFinding f = base(kind, first);
       f.before = back(s.before);
       f.after = back(s.after);
       f.size = diff(s.size);
@@ -336,18 +372,24 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       f.n_after = s.n_after;
       f.needed = s.needed;
       f.excursions = s.excursions;
+      f.floors = s.floors;
       std::vector<std::string> db, da;
-      for (std::size_t j = 0; j < z.size(); ++j) (j < k ? db : da).push_back(nights[at[j]].obs.diagnosis);
+      for (std::size_t j : at) (j < first ? db : da).push_back(nights[j].obs.diagnosis);
+      if (da.empty())  // only lower bounds on the new level: their nights' diagnosis
+        for (std::size_t j : floor_at)
+          if (j >= first) da.push_back(nights[j].obs.diagnosis);
       f.diagnosis_before = Mode(db);
       f.diagnosis_after = Mode(da);
-      f.reference_before = k > 0 ? nights[at[k - 1]].obs.reference : nights[at[k]].obs.reference;
-      f.reference_after = nights[at[k]].obs.reference;
+      const auto last_before = std::find_if(at.rbegin(), at.rend(), [&](std::size_t j) { return j < first; });
+      f.reference_before =
+          last_before != at.rend() ? nights[*last_before].obs.reference : nights[first].obs.reference;
+      f.reference_after = nights[first].obs.reference;
       return f;
     };
     for (const Shift& s : a.shifts) {
       HistoryFinding f = shift(s.size > 0 ? HistoryKind::kRegression : HistoryKind::kImprovement, s);
       if (f.kind == HistoryKind::kRegression) {
-        const std::size_t from_end = nights.size() - 1 - at[static_cast<std::size_t>(s.at)];
+        const std::size_t from_end = nights.size() - 1 - first_night(s);
         f.fails = from_end < static_cast<std::size_t>(o.recent);
         f.known = !f.fails;
       }
@@ -355,7 +397,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
     }
     if (a.pending) report.findings.push_back(shift(HistoryKind::kPending, *a.pending));
     for (int i : a.outliers) {
-      HistoryFinding f = base(HistoryKind::kOutlier, static_cast<std::size_t>(i));
+      HistoryFinding f = base(HistoryKind::kOutlier, at[static_cast<std::size_t>(i)]);
       std::vector<double> around;
       for (int j = std::max(0, i - 3); j <= std::min(static_cast<int>(z.size()) - 1, i + 3); ++j)
         if (j != i) around.push_back(z[static_cast<std::size_t>(j)]);
@@ -364,7 +406,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       report.findings.push_back(f);
     }
     if (a.bimodal) {
-      HistoryFinding f = base(HistoryKind::kBimodal, z.size() - 1);
+      HistoryFinding f = base(HistoryKind::kBimodal, at.back());
       f.before = back(a.low_mode);
       f.after = back(a.high_mode);
       f.n_before = a.low_count;
@@ -373,7 +415,7 @@ HistoryReport CheckHistory(const std::vector<std::vector<SeriesNight>>& all, int
       report.findings.push_back(f);
     }
     if (a.drift) {
-      HistoryFinding f = base(HistoryKind::kDrift, z.size() - 1);
+      HistoryFinding f = base(HistoryKind::kDrift, at.back());
       f.size = diff(a.slope);
       f.total = diff(a.total);
       f.n_after = a.nights;
