@@ -315,15 +315,15 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     std::tie(s.lo, s.hi) = ShiftInterval(before, after, o.bootstrap, &rng);
     return s;
   };
-  // The nights of the level from clean night `from` up to clean night `to`
-  // (exclusive) as they were read, outliers included; the newest night,
-  // when it is off alone, belongs to no old level.
   // The first night (an index into z) after the level ending at clean night
-  // `to` (exclusive).
+  // `to` (exclusive); the newest night, when it is off alone, belongs to no
+  // old level.
   const auto level_end = [&](int to) {
     return to < static_cast<int>(clean.size()) ? night[static_cast<std::size_t>(to)]
                                                : static_cast<int>(n) - (newest_off ? 1 : 0);
   };
+  // The nights of the level from clean night `from` up to clean night `to`
+  // (exclusive) as they were read, outliers included.
   const auto old_level = [&](int from, int to) {
     return Slice(z, night[static_cast<std::size_t>(from)], level_end(to));
   };
@@ -354,10 +354,10 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // needs one more night of it per excursion before it is a regression:
   // on a machine whose phases last minutes, two disturbed runs in a row
   // are something the series has done before (docs/history.md).
-  // Sets s's excursions and the nights it needs: min_after plus one per
-  // excursion, and at least `least`.
   // A night known only from below inside the old level counts as an
-  // excursion when its bound already is one (upward only).
+  // excursion when its bound already is one (upward only). Sets s's
+  // excursions and the nights it needs: min_after plus one per excursion,
+  // and at least `least`.
   const auto set_needed = [&](Shift* s, int from, int to, const std::vector<double>& before, int least) {
     const std::vector<double> old_nights = old_level(from, to);
     const double m = Median(before);
@@ -463,7 +463,7 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     // The new level and its size from its valid nights; from the bounds
     // (the size then at least that) only when it has none.
     std::vector<double> bounds_on(on.size());
-    for (std::size_t k = 0; k < on.size(); ++k) bounds_on[k] = floors[on[k]].value;
+    for (std::size_t j = 0; j < on.size(); ++j) bounds_on[j] = floors[on[j]].value;
     Shift s = make(end, before, valid_new.empty() ? bounds_on : valid_new);
     s.n_after = static_cast<int>(valid_new.size());
     add_floors(&s, on, end);
