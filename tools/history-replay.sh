@@ -9,7 +9,8 @@
 #   tools/history-replay.sh PRESET DB CHECK_FROM RUN_DIR... [-- CHANGED_DIR...]
 #
 # RUN_DIR: nights of revision "base"; CHANGED_DIR: nights of revision
-# NBCGUARD_SERIES_REVISION (default "changed"). DB is emptied first.
+# NBCGUARD_SERIES_REVISION (default "changed"). DB: an SQLite file's path,
+# removed first (a new history each replay).
 # Prints, per checked night, the check's findings but UNDECIDED lines and
 # its summary. Exit code: the last check's (1: a regression among the
 # newest nights), 2 on a usage error or a failed ingest.
@@ -19,6 +20,10 @@ cd "$(dirname "$0")/.."
 preset=$1 db=$2 from=$3
 shift 3
 [[ $from =~ ^[1-9][0-9]*$ ]] || { echo "history-replay.sh: CHECK_FROM must be a night number, got '$from'" >&2; exit 2; }
+case "$db" in *:*) echo "history-replay.sh: DB must be an SQLite file's path (it is removed first), got '$db'" >&2; exit 2 ;; esac
+nights=0
+for dir in "$@"; do [ "$dir" = -- ] || nights=$((nights + 1)); done
+[ "$from" -le "$nights" ] || { echo "history-replay.sh: CHECK_FROM $from is past the $nights night(s) given" >&2; exit 2; }
 driver=build/$preset/harness/nbcguard
 [ -x "$driver" ] || { echo "history-replay.sh: no driver at $driver (cmake --build --preset $preset)" >&2; exit 2; }
 rm -f "$db" "$db-wal" "$db-shm"

@@ -13,13 +13,15 @@
 # `nbcguard run CASE RUN_ARGS...`. Revisions are "base" and "changed"
 # (NBCGUARD_SERIES_REVISION names the changed nights); NBCGUARD_SERIES_FIRST
 # (default 1) numbers the first night, to append to an earlier series;
-# NBCGUARD_SERIES_KEEP=DIR keeps each night's run directory as DIR/night-<i>
-# (and its log), so that the same runs can be ingested again later.
+# NBCGUARD_SERIES_KEEP=DIR (relative to the repository) keeps each night's
+# run directory as DIR/night-<i> and its log as DIR/log-<i>, replacing an
+# earlier one of that number, so that the same runs can be ingested again
+# later (tools/history-replay.sh).
 # Prints one line per night and the check's output; exits with the check's
 # exit code (1: a regression among the newest nights).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 6 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -ge 6 ] || { sed -n '2,21p' "$0" >&2; exit 2; }
 preset=$1 db=$2 nights=$3 changed=$4 case=$5
 shift 5
 run_args=() change_args=()

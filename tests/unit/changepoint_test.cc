@@ -112,6 +112,12 @@ TEST(ChangePoint, AStepAfterFewNightsIsDecidedByTheOrderOfTheNewestNights) {
   ASSERT_TRUE(opposite.pending);
   EXPECT_EQ(opposite.pending->at, 8);
   EXPECT_EQ(opposite.pending->n_after, 1);
+  // Two high nights and then one as far below: not a regression of the
+  // two; the newest night, alone, is pending.
+  const SeriesAnalysis back_below = AnalyzeSeries(Concat(base, {0.95, 1.04, -0.9}), {});
+  EXPECT_TRUE(back_below.shifts.empty());
+  ASSERT_TRUE(back_below.pending);
+  EXPECT_EQ(back_below.pending->at, 9);
 }
 
 TEST(ChangePoint, NewestRankPIsOneOverTheOrders) {
@@ -181,6 +187,36 @@ TEST(ChangePoint, LowerBoundsCountOnANewLevelAboveTheOldOne) {
   EXPECT_TRUE(no_reach.shifts.empty());
   ASSERT_TRUE(no_reach.pending);
   EXPECT_EQ(no_reach.pending->floors, 0);
+
+  // A bound read far above the new level is not on it: one valid night at
+  // 0.50 and a flagged night at 1.79 are one night on a level, pending.
+  const SeriesAnalysis above = AnalyzeSeries(Concat(base, {0.50}), {}, {{11, 1.79, 2.2}});
+  EXPECT_TRUE(above.shifts.empty());
+  ASSERT_TRUE(above.pending);
+  EXPECT_EQ(above.pending->floors, 0);
+  // A bound below an old night does not count, and does not break the
+  // order the valid nights show: six nights near 0 and one at 0.45, then
+  // 1.00 and 1.00 (E-divisive cannot split 7 + 2), with a bound of 0.40
+  // that could reach 1.0: a regression of the two valid nights, p = 1/36.
+  const std::vector<double> with_high = {0.00, 0.01, 0.00, 0.45, 0.00, 0.00, 0.00};
+  const SeriesAnalysis below_old = AnalyzeSeries(Concat(with_high, {1.00, 1.00}), {}, {{9, 0.40, 1.0}});
+  ASSERT_EQ(below_old.shifts.size(), 1u);
+  EXPECT_EQ(below_old.shifts[0].floors, 0);
+  EXPECT_NEAR(below_old.shifts[0].p, 1.0 / 36, 1e-12);
+  // Where E-divisive separates the step but the old level's excursion asks
+  // for a third night, a bound on the new level is that night.
+  std::vector<double> excursion_base = base;
+  excursion_base.insert(excursion_base.end(), {0.04, 0.06});
+  excursion_base[3] = 0.90;
+  const SeriesAnalysis edivisive = AnalyzeSeries(Concat(excursion_base, {0.95, 1.00}), {});
+  EXPECT_TRUE(edivisive.shifts.empty());
+  ASSERT_TRUE(edivisive.pending);
+  EXPECT_EQ(edivisive.pending->needed, 3);
+  const SeriesAnalysis edivisive_bound =
+      AnalyzeSeries(Concat(excursion_base, {0.95, 1.00}), {}, {{14, 0.97, 1.2}});
+  ASSERT_EQ(edivisive_bound.shifts.size(), 1u);
+  EXPECT_EQ(edivisive_bound.shifts[0].n_after, 3);
+  EXPECT_EQ(edivisive_bound.shifts[0].floors, 1);
 
   // A bound inside the old band says nothing: still pending.
   const SeriesAnalysis low = AnalyzeSeries(Concat(base, {1.01}), {}, {{11, 0.06}});

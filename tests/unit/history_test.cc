@@ -217,6 +217,23 @@ TEST(HistoryCheck, ALowerBoundIsANightOnANewLevelAbove) {
   EXPECT_EQ(f->reference_before, "background");
   EXPECT_EQ(f->reference_after, "deferred");
 
+  // Lower bounds alone on the new level: pending from the first of them,
+  // with their diagnosis; never a regression.
+  std::vector<SeriesNight> bounds_only = Series("r_overhead", Step(0.05, 1.0, 12, 2), refs);
+  for (std::size_t i = 12; i < 14; ++i) {
+    bounds_only[i].obs.valid = false;
+    bounds_only[i].obs.bound = "lower";
+    bounds_only[i].obs.diagnosis = "rank-imbalance";
+  }
+  const HistoryReport o = CheckHistory({bounds_only}, 14, {});
+  EXPECT_EQ(First(o, HistoryKind::kRegression), nullptr) << o.Summary();
+  f = First(o, HistoryKind::kPending);
+  ASSERT_NE(f, nullptr) << o.Summary();
+  EXPECT_EQ(f->night, "2026-09-13T03:00:00Z");
+  EXPECT_EQ(f->floors, 2);
+  EXPECT_EQ(f->diagnosis_after, "rank-imbalance");
+  EXPECT_FALSE(o.Fails());
+
   std::vector<SeriesNight> no_bound = s;
   no_bound[13].obs.bound = "";
   const HistoryReport p = CheckHistory({no_bound}, 14, {});

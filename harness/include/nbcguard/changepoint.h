@@ -24,9 +24,10 @@
 //   - a step at the very end that the permutation test cannot separate yet
 //     (too few nights for any split to reach alpha) is a shift when its
 //     newest nights all lie beyond every night of the old level, the same
-//     way, with the one-sided exact p-value of that order (NewestRankP) at
-//     most alpha; else pending. Nights known only from below (Floor) count
-//     on a level above the old one when their bound is beyond its band;
+//     way, with the one-sided p-value of that order (NewestRankP) at most
+//     alpha; else pending. Nights known only from below (Floor) count on a
+//     level above the old one when their bound is beyond its band and every
+//     old night and they can be on that level;
 //   - a newest level the old one had already reached (old nights, outliers
 //     included, beyond its band that way and at least half-way to the new
 //     level, each of which came back) needs one more night per such
@@ -97,16 +98,19 @@ std::vector<int> EDivisive(const std::vector<double>& z, const ChangePointOption
 
 // A persistent change of level.
 struct Shift {
-  int at = 0;                     // index of the first night on the new level
+  // Index of the first valid night on the new level; z's count of finite
+  // values when the level holds only lower bounds (then first_floor names
+  // its first night).
+  int at = 0;
   int n_before = 0, n_after = 0;  // nights on each level (outliers left out)
   double before = 0, after = 0;   // the levels' medians
   double size = 0;                // after - before
   double lo = 0, hi = 0;          // 95 % bootstrap interval of size
-  double p = 1;                   // E-divisive's permutation p-value of the split
-  int excursions = 0;             // old nights that had reached the new level and came back
-  int needed = 0;                 // nights on the new level a regression needs (newest level only)
-  int floors = 0;                 // of the n_after nights, lower bounds (Floor)
-  int first_floor = -1;           // index into the floors given when the new level's first night is one
+  double p = 1;          // E-divisive's permutation p-value of the split, or the newest nights' order p
+  int excursions = 0;    // old nights that had reached the new level and came back
+  int needed = 0;        // nights on the new level a regression needs (newest level only)
+  int floors = 0;        // of the n_after nights, lower bounds (Floor)
+  int first_floor = -1;  // index into the floors given when the new level's first night is one (else -1)
 };
 
 struct SeriesAnalysis {
@@ -114,7 +118,7 @@ struct SeriesAnalysis {
   std::string undecided;           // non-empty: why nothing was decided (too few nights)
   std::vector<int> change_points;  // E-divisive's, before interpretation
   std::vector<Shift> shifts;       // persistent, beyond min_effect and the old band
-  std::optional<Shift> pending;    // the newest nights moved, fewer than min_after of them
+  std::optional<Shift> pending;    // the newest nights moved, too few of them yet (Shift::needed)
   std::vector<int> outliers;       // single nights off neighbours that agree
   bool bimodal = false;
   double low_mode = 0, high_mode = 0;  // medians of the two levels
@@ -125,13 +129,16 @@ struct SeriesAnalysis {
 };
 
 // Non-finite values are dropped first; every index in the result is into
-// z's finite values, in order. `floors`: nights known only from below, in
-// order of `after`.
+// z's finite values, in order, but Shift::first_floor (into `floors`) and a
+// Shift::at of a level of lower bounds only. `floors`: nights known only
+// from below, in order of `after`.
 SeriesAnalysis AnalyzeSeries(const std::vector<double>& z, const ChangePointOptions& o,
                              const std::vector<Floor>& floors = {});
 
-// The one-sided exact p-value of "the newest k of n exchangeable nights are
-// the k most extreme ones the same way": 1 / C(n, k).
+// The one-sided p-value of "the newest k of n nights are the k most
+// extreme ones the same way", were the nights exchangeable: 1 / C(n, k).
+// The check asks it each night, of a k the data chose, after its band
+// filters; a p-value of that order, not of the whole procedure.
 double NewestRankP(int n, int k);
 
 }  // namespace nbcguard

@@ -584,7 +584,9 @@ Command AddHistory(CLI::App& app) {
       ->add_option("--min-effect-relative", o->check.min_effect_relative,
                    "smallest change reported in r_comp_slowdown and r_mpi_impact (0.1 = 10 %)")
       ->check(CLI::PositiveNumber);
-  check->add_option("--alpha", o->check.detect.alpha, "significance of a change point (permutation test)")
+  check
+      ->add_option("--alpha", o->check.detect.alpha,
+                   "significance of a change point (permutation test; the newest nights' order test)")
       ->check(CLI::Range(0.001, 0.5));
   check->add_option("--json", o->json_out, "also write the findings as JSON to this file");
   check->add_flag("--verbose", o->verbose, "list the series with too few valid nights too");

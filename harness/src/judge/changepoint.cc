@@ -375,20 +375,25 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   };
   // The nights known only from below that stand on a new level above the
   // old one: after the old level's last night (z index end - 1), their
-  // bound beyond the old level's band (certainly off the old level), and
-  // their reach not below the new level's valid nights by more than
-  // `width` (they can be on it; a night that cannot is half-way, no night
-  // of it). Indexes into `floors`, in order.
-  const auto floors_on = [&](int end, double m, double h, const std::vector<double>& valid_new,
-                             double width) {
+  // bound beyond the old level's band and above every old night
+  // (`highest`: certainly off the old level), and, when the new level has
+  // valid nights, within `width` of their median: the bound not above it
+  // (a night read higher than the level is not on it) and the reach not
+  // below it (a night that cannot reach it is half-way, no night of it).
+  // Indexes into `floors`, in order.
+  const auto floors_on = [&](int end, double m, double h, double highest,
+                             const std::vector<double>& valid_new, double width) {
     std::vector<std::size_t> on;
-    const double level = valid_new.empty() ? -std::numeric_limits<double>::infinity() : Median(valid_new);
-    if (!valid_new.empty() && !(level > m)) return on;  // a level below: a bound says nothing of it
-    for (std::size_t i = 0; i < floors.size(); ++i)
-      if (floors[i].after >= end && floors[i].value - m > h &&
-          std::max(floors[i].value, std::isnan(floors[i].reach) ? floors[i].value : floors[i].reach) >=
-              level - width)
+    const bool any_level = valid_new.empty();
+    const double level = any_level ? 0 : Median(valid_new);
+    if (!any_level && !(level > m)) return on;  // a level below: a bound says nothing of it
+    for (std::size_t i = 0; i < floors.size(); ++i) {
+      const Floor& f = floors[i];
+      const double reach = std::isnan(f.reach) ? f.value : std::max(f.value, f.reach);
+      if (f.after >= end && f.value - m > h && f.value > highest &&
+          (any_level || (f.value <= level + width && reach >= level - width)))
         on.push_back(i);
+    }
     return on;
   };
   // Counts them among the shift's nights after; the first night of the new
@@ -411,7 +416,8 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
       add_floors(
           &s,
           floors_on(level_end(bounds[i]), Median(before), std::max(o.min_effect, 3 * MadSigma(old_nights)),
-                    after, std::max(o.min_effect, 3 * MadSigma(before))),
+                    *std::max_element(old_nights.begin(), old_nights.end()), after,
+                    std::max(o.min_effect, 3 * MadSigma(before))),
           s.at);
       if (s.n_after < s.needed) {
         a.pending = s;
@@ -424,18 +430,18 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // A step at the very end that the permutation test cannot separate yet:
   // with few nights before it, two or three new ones are too few for any
   // split to reach alpha (7 + 2 nights: p >= 2/36), however far they moved.
-  // The newest k valid nights (k = 3, 2; or the newest night off alone),
-  // with the nights known only from below after the old level's last
-  // night, each beyond the band of the level before them, the same way,
-  // and together as one level (each within the old level's band width of
-  // their median: a night half-way is not on it). Such a step is a shift
-  // when every new night lies beyond every night of the old level (outliers
-  // included) and the one-sided exact p-value of that order, 1 / C(old +
-  // new, new), is at most alpha: the question a regression asks is whether
-  // the newest nights are worse, and under no change every order of the
-  // nights is equally likely. A new level of lower bounds only is pending
-  // at most. Else it is pending, from its first night, and the nights after
-  // decide.
+  // The newest k valid nights (k = 3 .. 1, or 0: the newest night off
+  // alone, or none), with the nights known only from below after the old
+  // level's last night (floors_on), each beyond the band of the level
+  // before them, the same way, and together as one level (each within the
+  // old level's band width of their median: a night half-way is not on
+  // it). Such a step is a shift when every new valid night lies beyond
+  // every night of the old level (outliers included) and the one-sided
+  // p-value of that order, 1 / C(old + new, new), is at most alpha: were
+  // the nights exchangeable (no change), every order would be as likely,
+  // and the question a regression asks is whether the newest nights are
+  // worse. A new level of lower bounds only is pending at most. Else it is
+  // pending, from its first night, and the nights after decide.
   const int nights = static_cast<int>(clean.size());
   for (int k = std::min(3, nights - 3); k >= 0; --k) {
     const int at = nights - k;
@@ -443,12 +449,18 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     const std::vector<double> before = Slice(clean, start, at);
     std::vector<double> valid_new = Slice(clean, at, nights);
     if (k == 0 && newest_off) valid_new.push_back(z[n - 1]);
+    // The newest night off alone and left out of these k: only when it lies
+    // beyond the old level the same way as they do.
+    if (k >= 1 && newest_off && (z[n - 1] - Median(before)) * (Median(valid_new) - Median(before)) <= 0)
+      continue;
     const int end = level_end(at);  // the first valid night after the old level (n: none)
     const std::vector<double> old_nights = old_level(start, at);
     const double m = Median(before);
     const double width = std::max(o.min_effect, 3 * MadSigma(before));
+    const double lowest = *std::min_element(old_nights.begin(), old_nights.end());
+    const double highest = *std::max_element(old_nights.begin(), old_nights.end());
     const std::vector<std::size_t> on =
-        floors_on(end, m, std::max(o.min_effect, 3 * MadSigma(old_nights)), valid_new, width);
+        floors_on(end, m, std::max(o.min_effect, 3 * MadSigma(old_nights)), highest, valid_new, width);
     // One or no valid night: a new level only with a bound beside it, or
     // the newest night off alone (pending until the next night).
     if (valid_new.size() < 2 && on.empty() && !(k == 0 && newest_off)) continue;
@@ -467,11 +479,9 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     Shift s = make(end, before, valid_new.empty() ? bounds_on : valid_new);
     s.n_after = static_cast<int>(valid_new.size());
     add_floors(&s, on, end);
-    std::vector<double> level = valid_new;
-    level.insert(level.end(), bounds_on.begin(), bounds_on.end());
-    const double lowest = *std::min_element(old_nights.begin(), old_nights.end());
-    const double highest = *std::max_element(old_nights.begin(), old_nights.end());
-    const bool ordered = std::all_of(level.begin(), level.end(),
+    // The order of the valid nights; the bounds on the level are above
+    // every old night by floors_on.
+    const bool ordered = std::all_of(valid_new.begin(), valid_new.end(),
                                      [&](double x) { return s.size > 0 ? x > highest : x < lowest; });
     const int old_count = static_cast<int>(old_nights.size());
     s.p = ordered ? NewestRankP(old_count + s.n_after, s.n_after) : 1;
@@ -484,10 +494,13 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
       a.shifts.push_back(s);
       return a;
     }
-    // Pending: the nights it needs, were each next one to keep the order.
-    int order_needs = s.n_after + 1;
-    while (NewestRankP(old_count + order_needs, order_needs) > o.alpha) ++order_needs;
-    s.needed = std::max(s.needed, s.p <= o.alpha ? s.n_after + 1 : order_needs);
+    // Pending: the nights it needs, were each next one to keep the order;
+    // with the order broken by an old night, at least one more (E-divisive
+    // decides when it can).
+    int needs = s.n_after + 1;
+    if (ordered)
+      while (NewestRankP(old_count + needs, needs) > o.alpha) ++needs;
+    s.needed = std::max(s.needed, needs);
     a.pending = s;
     return a;
   }

@@ -93,7 +93,7 @@ bool RepeatsLast(const std::string& ratio, const std::optional<double>& last, do
 std::string LowerBounds(int floors) {
   if (floors <= 0) return "";
   return " (" + std::to_string(floors) + (floors == 1 ? " of them a lower bound" : " of them lower bounds") +
-         ": ranks computing at unequal speeds, which can only lower the ratio)";
+         ": ranks computing at unequal speeds, whose slack can only lower the ratio)";
 }
 
 // "revision R" when the run was given one, else its library version.
