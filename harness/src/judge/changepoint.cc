@@ -327,6 +327,9 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   const auto old_level = [&](int from, int to) {
     return Slice(z, night[static_cast<std::size_t>(from)], level_end(to));
   };
+  // A level's between-night band half-width: min_effect, or 3 x 1.4826 MAD
+  // of its nights when larger.
+  const auto band = [&](const std::vector<double>& v) { return std::max(o.min_effect, 3 * MadSigma(v)); };
   // Beyond the old level's between-night band: its median +- the larger of
   // min_effect and 3 x 1.4826 MAD of its nights (outliers included: they
   // are part of how much that level moved from night to night), or of the
@@ -361,7 +364,7 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   const auto set_needed = [&](Shift* s, int from, int to, const std::vector<double>& before, int least) {
     const std::vector<double> old_nights = old_level(from, to);
     const double m = Median(before);
-    const double h = std::max(o.min_effect, 3 * MadSigma(old_nights));
+    const double h = band(old_nights);
     const auto excursion = [&](double x) {
       return (x - m) * s->size > 0 && std::fabs(x - m) > h && std::fabs(x - m) >= std::fabs(s->size) / 2;
     };
@@ -374,16 +377,21 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     s->needed = std::max(least, o.min_after + s->excursions);
   };
   // The nights known only from below that stand on a new level above the
-  // old one: after the old level's last night (z index end - 1), their
-  // bound beyond the old level's band and above every old night
-  // (`highest`: certainly off the old level), and, when the new level has
-  // valid nights, within `width` of their median: the bound not above it
-  // (a night read higher than the level is not on it) and the reach not
-  // below it (a night that cannot reach it is half-way, no night of it).
-  // Indexes into `floors`, in order.
-  const auto floors_on = [&](int end, double m, double h, double highest,
-                             const std::vector<double>& valid_new, double width) {
+  // old one (clean nights from .. to, exclusive; `before` their clean
+  // values): after the old level's last night, their bound beyond the old
+  // level's band and above every old night (certainly off the old level),
+  // and, when the new level has valid nights, within the band width of
+  // `before` of their median: the bound not above it (a night read higher
+  // than the level is not on it) and the reach not below it (a night that
+  // cannot reach it is half-way, no night of it). Indexes into `floors`, in
+  // order.
+  const auto floors_on = [&](int from, int to, const std::vector<double>& before,
+                             const std::vector<double>& valid_new) {
     std::vector<std::size_t> on;
+    const std::vector<double> old_nights = old_level(from, to);
+    const int end = level_end(to);
+    const double m = Median(before), h = band(old_nights), width = band(before);
+    const double highest = *std::max_element(old_nights.begin(), old_nights.end());
     const bool any_level = valid_new.empty();
     const double level = any_level ? 0 : Median(valid_new);
     if (!any_level && !(level > m)) return on;  // a level below: a bound says nothing of it
@@ -412,13 +420,7 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     s.p = p[i - 1];
     if (i + 2 == bounds.size()) {
       set_needed(&s, start, bounds[i], before, 0);
-      const std::vector<double> old_nights = old_level(start, bounds[i]);
-      add_floors(
-          &s,
-          floors_on(level_end(bounds[i]), Median(before), std::max(o.min_effect, 3 * MadSigma(old_nights)),
-                    *std::max_element(old_nights.begin(), old_nights.end()), after,
-                    std::max(o.min_effect, 3 * MadSigma(before))),
-          s.at);
+      add_floors(&s, floors_on(start, bounds[i], before, after), s.at);
       if (s.n_after < s.needed) {
         a.pending = s;
         return a;
@@ -455,12 +457,10 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
       continue;
     const int end = level_end(at);  // the first valid night after the old level (n: none)
     const std::vector<double> old_nights = old_level(start, at);
-    const double m = Median(before);
-    const double width = std::max(o.min_effect, 3 * MadSigma(before));
+    const double width = band(before);
     const double lowest = *std::min_element(old_nights.begin(), old_nights.end());
     const double highest = *std::max_element(old_nights.begin(), old_nights.end());
-    const std::vector<std::size_t> on =
-        floors_on(end, m, std::max(o.min_effect, 3 * MadSigma(old_nights)), highest, valid_new, width);
+    const std::vector<std::size_t> on = floors_on(start, at, before, valid_new);
     // One or no valid night: a new level only with a bound beside it, or
     // the newest night off alone (pending until the next night).
     if (valid_new.size() < 2 && on.empty() && !(k == 0 && newest_off)) continue;
