@@ -30,14 +30,23 @@ endif()
 
 site_name(CTEST_SITE)
 set(CTEST_BUILD_NAME "debian12-${MPI}")
-set(CTEST_CMAKE_GENERATOR "Unix Makefiles")
+set(CTEST_CMAKE_GENERATOR "Ninja")  # as the presets
 set(CTEST_NIGHTLY_START_TIME "00:00:00 UTC")
 set(CTEST_BUILD_FLAGS "-j2")
 
 # The preset carries the library's compiler wrappers and launcher; the
 # baseline is a cache variable (an empty one turns the comparison off).
+# A directory an older tree configured with Make is configured afresh
+# (tools/configure.sh does the same for the other jobs).
+set(fresh "")
+if(EXISTS "${CTEST_BINARY_DIRECTORY}/CMakeCache.txt")
+  file(STRINGS "${CTEST_BINARY_DIRECTORY}/CMakeCache.txt" generator REGEX "^CMAKE_GENERATOR:INTERNAL=")
+  if(NOT generator STREQUAL "CMAKE_GENERATOR:INTERNAL=${CTEST_CMAKE_GENERATOR}")
+    set(fresh "--fresh ")
+  endif()
+endif()
 set(CTEST_CONFIGURE_COMMAND
-    "\"${CMAKE_COMMAND}\" --preset ${MPI} -S \"${CTEST_SOURCE_DIRECTORY}\" -B \"${CTEST_BINARY_DIRECTORY}\" \"-DNBCGUARD_BASELINE_DIR=${BASELINE}\"")
+    "\"${CMAKE_COMMAND}\" --preset ${MPI} ${fresh}-S \"${CTEST_SOURCE_DIRECTORY}\" -B \"${CTEST_BINARY_DIRECTORY}\" \"-DNBCGUARD_BASELINE_DIR=${BASELINE}\"")
 
 ctest_start(${MODEL})
 ctest_configure(RETURN_VALUE configure_rc)

@@ -8,6 +8,7 @@ set -euo pipefail
 # packaging/container/Dockerfile's build stage installs them) ...
 build_packages=(
   build-essential cmake pkg-config
+  ninja-build                       # the presets' generator: every target's objects compiled side by side
   ccache                            # the presets' builds share their MPI-independent objects (CMakeLists.txt)
   openmpi-bin libopenmpi-dev        # Open MPI 4.1: mpicc.openmpi, mpirun.openmpi
   mpich libmpich-dev                # MPICH 4.0: mpicc.mpich, mpiexec.mpich

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-deps.sh
 preset=${NBCGUARD_PRESET:-mpich}
-cmake --preset "$preset" >/dev/null
+bash tools/configure.sh "$preset" >/dev/null
 cmake --build --preset "$preset"
 if [ $# -eq 0 ]; then set -- cases/ibcast.yaml cases/ibcast-progress.yaml; fi
 exec "build/$preset/harness/nbcguard" run "$@"

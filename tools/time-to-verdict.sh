@@ -25,7 +25,7 @@ status=0
 report=()
 for lib in "${libs[@]}"; do
   if [ ! -x "build/$lib/harness/nbcguard" ]; then
-    cmake --preset "$lib" >/dev/null && cmake --build --preset "$lib" >/dev/null || { echo "build of $lib failed" >&2; exit 1; }
+    bash tools/configure.sh "$lib" >/dev/null && cmake --build --preset "$lib" >/dev/null || { echo "build of $lib failed" >&2; exit 1; }
   fi
   cache=$(sed -n 's/.*"calibration_cache": "\(.*\)".*/\1/p' "build/$lib/nbcguard-config.json")
   if [ -z "$cache" ]; then
