@@ -24,7 +24,6 @@ period=${4:-0.1}
 [[ $runs =~ ^[1-9][0-9]*$ ]] && [ -n "$out" ] || { sed -n '9p' "$0" >&2; exit 2; }
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 name=$(basename "$src")
-commit=$(git -C "$src" rev-parse --short HEAD)
 failed_runs=0
 
 summarize() {  # summarize RUN_DIR: what the run's log and results say
@@ -70,6 +69,7 @@ for n in $(seq 1 "$runs"); do
   dir=$out/run-$n
   rm -rf "$dir" && mkdir -p "$dir"
   git clone -q "$src" "$dir/$name" || { echo "run $n: git clone failed" >&2; exit 2; }
+  commit=$(git -C "$dir/$name" rev-parse --short HEAD)  # each run's own: HEAD may move between runs
   start=$(date +%s)
   (cd "$dir/$name" && bash tools/duty-load.sh run "$share" "$period" -- bash .ci/run) > "$dir/ci.log" 2>&1
   rc=$?
