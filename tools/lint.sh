@@ -102,7 +102,10 @@ if [ $tidy -eq 1 ]; then
   run_units() {  # run_units DATABASE_DIR < "OUTPUT UNIT" lines: LINT_JOBS at once, one unit each
     tr '\n' '\0' | xargs -0 -r -n 1 -P "${LINT_JOBS:-2}" bash -c 'tidy_unit "$0" ${1%% *} "${1#* }"' "$1"
   }
-  cut -f1 "$tmp/units.tsv" | awk -v d="$tmp/units" '{ print d "/u" NR " " $0 }' | run_units "$tmp/units"
+  # Largest units first (by files checked): two at a time in file order, a
+  # batch of 20 files started last kept one core busy alone at the end.
+  awk -F'\t' -v d="$tmp/units" '{ print split($2, m, " ") "\t" d "/u" NR " " $1 }' "$tmp/units.tsv" |
+    sort -t$'\t' -k1,1nr -s | cut -f2- | run_units "$tmp/units"
   : >"$tmp/tidy.out"
   : >"$tmp/tidy.err"
   n=0
