@@ -47,6 +47,18 @@ function(refused_by_gate json i out)
   endif()
 endfunction()
 
+# An invalid point `i` of `json` must have been refused by a validity gate
+# (refused_by_gate); any other invalid point fails, named by `what`. Sets
+# `out` to the point's invalid_reason.
+function(require_gate_refusal json i what out)
+  string(JSON why GET "${json}" points ${i} invalid_reason)
+  refused_by_gate("${json}" ${i} refused)
+  if(NOT refused)
+    message(FATAL_ERROR "${what} invalid: ${why}")
+  endif()
+  set(${out} "${why}" PARENT_SCOPE)
+endfunction()
+
 # Whether a job's r_mpi_impact came from rounds kept by an earlier job
 # (results.json mpi_impact_source, docs/method.md "r_mpi_impact shared
 # between tests"): `out` is TRUE (every target reused), FALSE (measured by
