@@ -6,6 +6,7 @@
 # tests fail, they never skip.
 add_executable(nbcguard_history_tests ${CMAKE_CURRENT_LIST_DIR}/../unit/history_store_test.cc)
 target_link_libraries(nbcguard_history_tests PRIVATE nbcguard_history GTest::gtest_main Threads::Threads nbcguard_warnings)
+nbcguard_test_code(nbcguard_history_tests)
 
 set(_tools ${PROJECT_SOURCE_DIR}/tools)
 set(_pg_env "NBCGUARD_PG_DIR=/var/tmp/nbcguard-pg-${NBCGUARD_MPI_IMPL_DETECTED}")
