@@ -6,10 +6,11 @@
 # small case runs through the prefix's mpiexec and is judged by the shipped
 # thresholds for MPICH.
 #   cmake -D SOURCE_DIR=<repo> -D WORK=<scratch> -D BUILD_DIR=<build dir for it>
-#         -D BUILD_TYPE=... -D CXX_FLAGS=... -D C_FLAGS=... -P check_any_mpi.cmake
+#         -D BUILD_TYPE=... -D CXX_FLAGS=... -D C_FLAGS=... [-D GENERATOR=...] -P check_any_mpi.cmake
 # BUILD_DIR is best at the depth of the presets' build directories
-# (build/<name>), where ccache reuses their MPI-independent objects; it is
-# removed first only when it holds the marker file an earlier run left.
+# (build/<name>), and GENERATOR theirs (Ninja), where ccache reuses their
+# MPI-independent objects; BUILD_DIR is removed first only when it holds the
+# marker file an earlier run left.
 cmake_policy(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/../mpi/run_driver.cmake)
 # BUILD_DIR is outside the test's own directory: it is removed only when an
@@ -25,7 +26,11 @@ execute_process(COMMAND bash "${SOURCE_DIR}/tools/mpi-prefix.sh" "${WORK}/mpi" R
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "tools/mpi-prefix.sh failed (${rc}): ${err}")
 endif()
-execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${BUILD_DIR}" "-DMPI_HOME=${mpi_home}"
+set(generator)
+if(GENERATOR)
+  set(generator -G "${GENERATOR}")
+endif()
+execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${BUILD_DIR}" ${generator} "-DMPI_HOME=${mpi_home}"
                         -DNBCGUARD_BUILD_TESTS=OFF "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
                         "-DCMAKE_CXX_FLAGS_${BUILD_TYPE_UPPER}=${CXX_FLAGS}" "-DCMAKE_C_FLAGS_${BUILD_TYPE_UPPER}=${C_FLAGS}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
