@@ -48,6 +48,9 @@ struct ReferenceSpec {
   double share = 0.5;  // kPassiveImpact, kSlowRank: fraction of each period taken from the computing thread,
                        // (0, kMaxShare]
   double period = 1e-3;  // kPassiveImpact, kSlowRank: seconds between the starts of two losses
+  // kCpuThief: the thief starts taking the computing thread's CPU this long
+  // after the start call returns.
+  static constexpr double kThiefStartDelay = 50e-6;
 
   double Duration(std::uint64_t bytes) const { return latency + static_cast<double>(bytes) / bandwidth; }
   bool active() const { return behaviour != ReferenceBehaviour::kNone; }

@@ -168,7 +168,7 @@ timer_t ArmTimer(int sig, void* value, double first, double interval) {
 // 0 is expected).
 class Thief {
  public:
-  static constexpr double kStartDelay = 50e-6;
+  static constexpr double kStartDelay = ReferenceSpec::kThiefStartDelay;
   static constexpr int kSignalFromMax = 4;  // SIGRTMAX - 4: not used by glibc, Open MPI or MPICH
   struct Job {
     double cpu = 0;
