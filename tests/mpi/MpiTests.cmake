@@ -61,9 +61,13 @@ nbcguard_mpi_test(clock-sync-tree TIMEOUT 60 RANKS 4
 # shows up as a disagreement. Sizes: where the broadcast takes 20 us to
 # 0.4 ms here (below ~16 KiB both methods see MPICH's bimodal small-message
 # latency, docs/validation.md).
+# A disagreement beyond noise is measured again by later jobs while
+# undecided (at most 3); still undecided, the check is INCONCLUSIVE
+# ("bcast-check INCONCLUSIVE: ..."), reported as not run, never passed.
 nbcguard_mpi_test(bcast-ack-agreement TIMEOUT 300
   COMMAND ${_driver} bcast-check --nodes 2 --sizes 256KiB,4MiB --inject-offset 0.05 --inject-drift 1e-4
           --config ${_cfg} --out ${_out})
+set_property(TEST ${_impl}.mpi.bcast-ack-agreement PROPERTY SKIP_REGULAR_EXPRESSION "bcast-check INCONCLUSIVE")
 
 # A disagreement beyond noise is measured again by a second job, which must
 # see it too before the check fails (check_bcast_confirm.cmake).

@@ -1,7 +1,8 @@
 # bcast-check's confirmation by a second job: a disagreement beyond noise in
 # the first job only (--inject-fault disagree-once: its synchronized-clock
 # times doubled) is measured again and not confirmed, so the check passes and
-# says so; one in both jobs (disagree) fails it. 4 MiB with a 30 % allowance,
+# says so; one in both jobs (disagree) fails it; one that later jobs see on
+# the other side (disagree-flip) is INCONCLUSIVE. 4 MiB with a 30 % allowance,
 # so the uninjected second job agrees whatever the machine's phase.
 # Last, a bcast-check.json that cannot be written.
 # Arguments: DRIVER, CONFIG, OUT.
@@ -23,6 +24,7 @@ function(bcast_check fault expect_rc)
     message(FATAL_ERROR "--inject-fault ${fault}: bcast-check.json has no confirmation of 4MiB: ${e}")
   endif()
   set(out "${out}" PARENT_SCOPE)
+  set(json "${json}" PARENT_SCOPE)
   set(confirmed "${confirmed}" PARENT_SCOPE)
 endfunction()
 
@@ -38,6 +40,21 @@ if(NOT confirmed OR NOT out MATCHES "4MiB: disagreement confirmed by the second 
   message(FATAL_ERROR "a disagreement of both jobs was not confirmed (confirmed: ${confirmed})")
 endif()
 message(STATUS "bcast-check: a disagreement of one job not confirmed (pass), of two jobs confirmed (fail)")
+
+# Later jobs that see the difference beyond noise on the other side neither
+# confirm nor refute it (disagree-flip: the first job's times doubled, every
+# later job's halved): measured again up to the third job, then
+# INCONCLUSIVE, exit 5, never a pass.
+bcast_check(disagree-flip 5)
+string(JSON outcome ERROR_VARIABLE e GET "${json}" sizes 0 confirmation outcome)
+string(JSON jobs ERROR_VARIABLE e2 GET "${json}" jobs)
+if(confirmed OR NOT outcome STREQUAL "inconclusive" OR NOT jobs EQUAL 3
+   OR NOT EXISTS "${OUT}/disagree-flip/bcast-check/n2/confirm-job3/raw.jsonl"
+   OR NOT out MATCHES "4MiB: undecided in the second job \\("
+   OR NOT out MATCHES "bcast-check INCONCLUSIVE: 1 size\\(s\\) undecided after 3 jobs")
+  message(FATAL_ERROR "a disagreement never decided was not INCONCLUSIVE after 3 jobs (outcome ${outcome}, jobs ${jobs})")
+endif()
+message(STATUS "bcast-check: a disagreement undecided in every later job is INCONCLUSIVE after 3 jobs")
 
 # Results that cannot be stored are never announced: a directory where
 # bcast-check.json goes makes the write fail (even for root); exit 3 with

@@ -89,29 +89,88 @@ TEST(BcastAckTest, MissingDataNeverAgrees) {
   EXPECT_EQ(CompareBcast(8, {}, {10e-6}, m).ol_rank, -1);
 }
 
-TEST(BcastAckTest, ADisagreementStandsOnlyWhenASecondJobSeesItOnTheSameSide) {
-  AgreementModel m;
-  m.relative = 0.1;
-  const std::vector<AckDestination> ack = {
-      AckLatency(1, std::vector<double>(30, 28e-6), std::vector<double>(30, 0.4e-6))};
+// Fixture of the sequential verdict: one destination with OL 27.8 us at
+// 256 KiB, 10 % allowance; the synchronized clock's samples decide.
+class BcastTrialTest : public ::testing::Test {
+ protected:
+  BcastTrialTest() {
+    m_.relative = 0.1;
+    ack_ = {AckLatency(1, std::vector<double>(30, 28e-6), std::vector<double>(30, 0.4e-6))};
+  }
+  BcastComparison Job(const std::vector<double>& sync) const {
+    return CompareBcast(256 << 10, ack_, sync, m_);
+  }
+  BcastComparison Job(double sync) const { return Job(std::vector<double>(30, sync)); }
+  // A job whose synchronized samples the sentinel found disturbed: 70 of
+  // 100 tries redone for 100 kept.
+  BcastComparison Disturbed(double sync) const {
+    BcastComparison c = Job(sync);
+    c.sentinel.wanted = 100;
+    c.sentinel.kept = 100;
+    c.sentinel.redone_foreign_wait = 70;
+    c.sentinel.redone_slow_probe = 50;
+    return c;
+  }
+  BcastComparison WithinNoise() const {
+    std::vector<double> wide(30, 33e-6);
+    for (int i = 0; i < 14; ++i) wide[i] = 28e-6;
+    return Job(wide);
+  }
+  AgreementModel m_;
+  std::vector<AckDestination> ack_;
+};
+
+TEST_F(BcastTrialTest, ALaterJobConfirmsOnlyBeyondNoiseOnTheSameSideOnAnUndisturbedMachine) {
   // First job: the synchronized clock reads 34 us against OL 27.8 us, beyond noise.
-  const BcastComparison first = CompareBcast(256 << 10, ack, std::vector<double>(30, 34e-6), m);
+  const BcastComparison first = Job(34e-6);
   ASSERT_TRUE(first.disagree());
   ASSERT_LT(first.difference, 0);
-  // The second job agrees: not confirmed.
-  EXPECT_FALSE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, std::vector<double>(30, 29e-6), m)));
-  // Past the tolerance on the same side, beyond noise or only within it: confirmed.
-  EXPECT_TRUE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, std::vector<double>(30, 40e-6), m)));
-  std::vector<double> wide(30, 33e-6);
-  for (int i = 0; i < 14; ++i) wide[i] = 28e-6;
-  const BcastComparison noisy = CompareBcast(256 << 10, ack, wide, m);
+  ASSERT_FALSE(nbcguard::Disturbed(first));
+  EXPECT_EQ(JudgeLaterJob(first, Job(29e-6)), LaterJob::kAgrees);
+  EXPECT_EQ(JudgeLaterJob(first, Job(40e-6)), LaterJob::kConfirms);
+  // Within noise: neither confirms nor refutes.
+  const BcastComparison noisy = WithinNoise();
   ASSERT_TRUE(noisy.within_noise);
-  EXPECT_TRUE(ConfirmsDisagreement(first, noisy));
-  // Past it on the other side (the acknowledgement now the longer): a
-  // different finding, not this one confirmed.
-  EXPECT_FALSE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, std::vector<double>(30, 20e-6), m)));
-  // No comparison in the second job (no synchronized sample): it stands.
-  EXPECT_TRUE(ConfirmsDisagreement(first, CompareBcast(256 << 10, ack, {}, m)));
+  EXPECT_EQ(JudgeLaterJob(first, noisy), LaterJob::kUndecided);
+  EXPECT_STREQ(Why(LaterJob::kUndecided, noisy), "within noise");
+  // Past it on the other side (the acknowledgement now the longer): the
+  // difference is not stable, which is no agreement either.
+  EXPECT_EQ(JudgeLaterJob(first, Job(20e-6)), LaterJob::kUndecided);
+  // Beyond noise, but taken while the sentinel refused most tries.
+  const BcastComparison busy = Disturbed(40e-6);
+  ASSERT_TRUE(busy.disagree());
+  EXPECT_TRUE(nbcguard::Disturbed(busy));
+  EXPECT_EQ(JudgeLaterJob(first, busy), LaterJob::kUndecided);
+  // An agreement counts even on a disturbed machine.
+  EXPECT_EQ(JudgeLaterJob(first, Disturbed(29e-6)), LaterJob::kAgrees);
+  // No comparison in the later job (no synchronized sample): it stands.
+  EXPECT_EQ(JudgeLaterJob(first, Job(std::vector<double>{})), LaterJob::kConfirms);
+}
+
+TEST_F(BcastTrialTest, TwoUndisturbedSightingsConfirmOneAgreementRefutesElseItStaysOpen) {
+  {
+    DisagreementTrial t(Job(34e-6));
+    EXPECT_EQ(t.Add(Job(40e-6)), SizeVerdict::kConfirmed);
+  }
+  {
+    DisagreementTrial t(Job(34e-6));
+    EXPECT_EQ(t.Add(WithinNoise()), SizeVerdict::kOpen);
+    EXPECT_EQ(t.Add(Job(29e-6)), SizeVerdict::kNotConfirmed);
+    EXPECT_EQ(t.Add(Job(40e-6)), SizeVerdict::kNotConfirmed);  // decided stays decided
+  }
+  {
+    // Undecided in every later job: still open (the caller's maximum makes it INCONCLUSIVE).
+    DisagreementTrial t(Job(34e-6));
+    EXPECT_EQ(t.Add(WithinNoise()), SizeVerdict::kOpen);
+    EXPECT_EQ(t.Add(Disturbed(40e-6)), SizeVerdict::kOpen);
+    EXPECT_EQ(t.Add(Job(20e-6)), SizeVerdict::kOpen);
+  }
+  {
+    // A disturbed first job is no sighting: two later ones are needed.
+    DisagreementTrial t(Disturbed(34e-6));
+    EXPECT_EQ(t.Add(Job(40e-6)), SizeVerdict::kOpen);
+    EXPECT_EQ(t.Add(Job(38e-6)), SizeVerdict::kConfirmed);
+  }
 }
 
 }  // namespace

@@ -97,6 +97,10 @@ struct Reduction {
 std::vector<std::vector<CpuReading>> CpuReadings(const nlohmann::json& samples,
                                                  const std::vector<ClockFit>& clocks);
 
+// The machine-noise sentinel's tally of a record with a "sentinel" object
+// (a point, a bcast_ack size); zero counts when it has none.
+SentinelTally SentinelTallyOf(const nlohmann::json& rec);
+
 Reduction Reduce(const RawRun& run, const NoMpiTimes& no_mpi);
 
 }  // namespace nbcguard

@@ -392,14 +392,25 @@ Command AddBcastCheck(CLI::App& app, std::string* config_path) {
       "--no-confirm", *no_confirm,
       "judge on one job: a disagreement beyond noise fails without a second job measuring it again");
   bcast
+      ->add_option("--max-jobs", o->max_jobs,
+                   "independent jobs at most, the first included, that measure a disagreement beyond noise "
+                   "while it is undecided (default 3); undecided after them: INCONCLUSIVE, exit 5")
+      ->check(CLI::Range(2, 20));
+  bcast
       ->add_option("--inject-fault", o->fault,
                    "disagree-once: the first job's synchronized-clock times doubled (the second job must not "
-                   "confirm it); disagree: every job's (it must)")
-      ->check(CLI::IsMember({"disagree-once", "disagree"}));
+                   "confirm it); disagree: every job's (it must); disagree-flip: the first job's doubled and "
+                   "every later job's halved (never decided: INCONCLUSIVE)")
+      ->check(CLI::IsMember({"disagree-once", "disagree", "disagree-flip"}));
+  bcast
+      ->add_option("--sentinel", o->sentinel,
+                   "the machine-noise sentinel on the synchronized-clock samples: on (a sample taken while "
+                   "another process or the host slowed a rank is measured again) or off")
+      ->check(CLI::IsMember({"on", "off"}));
   bcast->add_option("--out", o->out);
   bcast->add_option("--config", *config_path);
   return {bcast, true, [o, sizes, no_confirm](const Config& cfg) {
-            o->confirm = !*no_confirm;
+            if (*no_confirm) o->max_jobs = 1;
             for (const std::string& s : *sizes)
               o->bytes.push_back(*ParseBytes(s, nullptr));  // checked by CLI
             return BcastCheck(cfg, *o);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -65,7 +66,7 @@ ProcessResult RunBcastAck(const Config& cfg, const BcastCheckOptions& o,
       cfg, o.nodes, cfg.harness,
       {"--mode", "bcast-ack", "--counts", counts, "--repetitions", std::to_string(o.repetitions),
        "--inject-rank", "1", "--inject-offset", Precise(o.inject_offset), "--inject-drift",
-       Precise(o.inject_drift), "--out", raw_path.string()});
+       Precise(o.inject_drift), "--sentinel", o.sentinel, "--out", raw_path.string()});
   std::cerr << "nbcguard: bcast-check: " << DescribeLaunch(cfg, cmd) << "\n";
   return RunProcess(cmd, {}, 300);
 }
@@ -109,12 +110,14 @@ void PrintBcastHeader(const BcastCheckOptions& o, const std::string& version, co
   std::printf(
       "  tolerance = %.0f %% + max RTT/2 + 2 x clock error + exit skew; a difference past it fails only "
       "when the confidence intervals of both medians are past it too (else: within noise)%s\n",
-      100 * model.relative, o.confirm ? ", and a second job sees it too" : " (one job: --no-confirm)");
+      100 * model.relative,
+      o.max_jobs > 1 ? ", and a second job on a machine the sentinel found undisturbed sees it too"
+                     : " (one job: --no-confirm)");
 }
 
 void PrintBcastColumns() {
-  std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", "size", "sync clock [95% CI]", "ack max OL_i",
-              "E_i", "RTT_i", "difference", "tolerance", "agree");
+  std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %-14s %s\n", "size", "sync clock [95% CI]",
+              "ack max OL_i", "E_i", "RTT_i", "difference", "tolerance", "redone", "agree");
 }
 
 // E_i and RTT_i are those of the destination that sets the acknowledgement's OL.
@@ -122,14 +125,17 @@ void PrintBcastRow(const BcastComparison& c) {
   const AckDestination* at = nullptr;
   for (const AckDestination& d : c.destinations)
     if (d.rank == c.ol_rank) at = &d;
-  char sync[64], ol[32];
+  char sync[64], ol[32], redone[32] = "-";
   std::snprintf(sync, sizeof sync, "%s [%s,%s]", FormatDuration(c.global.median).c_str(),
                 FormatDuration(c.global.lo).c_str(), FormatDuration(c.global.hi).c_str());
   std::snprintf(ol, sizeof ol, "%s (rank %d)", FormatDuration(c.ol).c_str(), c.ol_rank);
-  std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %s\n", FormatBytes(c.bytes).c_str(), sync, ol,
+  if (c.sentinel.wanted > 0)
+    std::snprintf(redone, sizeof redone, "%d of %d%s", c.sentinel.redone(),
+                  c.sentinel.wanted + c.sentinel.redone(), Disturbed(c) ? " !" : "");
+  std::printf("%-8s %-24s %-14s %-10s %-10s %-11s %-10s %-14s %s\n", FormatBytes(c.bytes).c_str(), sync, ol,
               at ? FormatDuration(at->e.median).c_str() : "-",
               at ? FormatDuration(at->rtt.median).c_str() : "-", FormatDuration(c.difference).c_str(),
-              FormatDuration(c.tolerance).c_str(),
+              FormatDuration(c.tolerance).c_str(), redone,
               c.agree          ? "yes"
               : c.within_noise ? "within noise"
                                : "NO");
@@ -150,7 +156,12 @@ json BcastSizeJson(const BcastComparison& c) {
           {"difference_range_s", {c.difference_lo, c.difference_hi}},
           {"tolerance_s", c.tolerance},
           {"agree", c.agree},
-          {"within_noise", c.within_noise}};
+          {"within_noise", c.within_noise},
+          {"sentinel",
+           {{"wanted", c.sentinel.wanted},
+            {"redone_slow_probe", c.sentinel.redone_slow_probe},
+            {"redone_foreign_wait", c.sentinel.redone_foreign_wait},
+            {"disturbed", Disturbed(c)}}}};
 }
 
 // One size of one job: the synchronized clock's spans (times `stretch`: the injected disagreement,
@@ -163,7 +174,9 @@ BcastComparison CompareSize(const json& rec, const std::vector<ClockFit>& clocks
   for (const json& a : rec["ack"])
     dests.push_back(
         AckLatency(a["dest"], a["e"].get<std::vector<double>>(), a["rtt"].get<std::vector<double>>()));
-  return CompareBcast(rec["bytes"], dests, global, model);
+  BcastComparison c = CompareBcast(rec["bytes"], dests, global, model);
+  c.sentinel = SentinelTallyOf(rec);
+  return c;
 }
 
 // One independent job of the check: a launch of the harness at `bytes`, its raw log in `dir`.
@@ -192,60 +205,122 @@ BcastJob MeasureBcast(const Config& cfg, const BcastCheckOptions& o, const std::
   return job;
 }
 
-// The sync spans' factor of the first and of the second job under --inject-fault.
+// The sync spans' factor of the first and of every later job under --inject-fault.
 double Stretch(const std::string& fault, bool first_job) {
   if (fault == "disagree") return 2;
   if (fault == "disagree-once") return first_job ? 2 : 1;
+  if (fault == "disagree-flip") return first_job ? 2 : 0.5;
   return 1;
 }
 
 // Over all sizes, for the verdict and the CTest measurements.
 struct BcastTally {
   int confirmed = 0;      // disagreements beyond noise that stand (seen by both jobs, or by the only one)
-  int not_confirmed = 0;  // beyond noise in the first job, not in the second
+  int not_confirmed = 0;  // beyond noise in the first job, refuted by a later one
+  int inconclusive = 0;   // still undecided after the last job allowed
+  int jobs = 1;           // the jobs measured
   int within_noise = 0;
   double worst = 0;  // |difference| / tolerance, first job
 };
 
-// The sizes the first job found disagreeing beyond noise, measured again by a second job (in
-// dir/confirm): each entry of `report` gets its "confirmation" and the tally its outcome. Returns
-// the second job's exit code when it left nothing to compare (the disagreements then stand).
+// "the second job", "the third job", "job 4".
+std::string JobName(int job) {
+  return job == 2 ? "the second job" : job == 3 ? "the third job" : "job " + std::to_string(job);
+}
+
+// Where later job `job` writes its raw log.
+fs::path JobDir(const fs::path& dir, int job) {
+  return job == 2 ? dir / "confirm" : dir / ("confirm-job" + std::to_string(job));
+}
+
+const char* OutcomeName(SizeVerdict v) {
+  return v == SizeVerdict::kConfirmed      ? "confirmed"
+         : v == SizeVerdict::kNotConfirmed ? "not confirmed"
+                                           : "inconclusive";
+}
+
+// The sizes the first job found disagreeing beyond noise, measured again by
+// later jobs while undecided (DisagreementTrial), at most o.max_jobs jobs in
+// all (in dir/confirm, dir/confirm-job3, ...): each entry of `report` gets
+// its "confirmation" and the tally the outcomes. Returns a later job's exit
+// code when it left nothing to compare (the disagreements still open then
+// stand).
 std::optional<int> ConfirmDisagreements(const Config& cfg, const BcastCheckOptions& o, const fs::path& dir,
                                         const std::vector<BcastComparison>& first, json* report,
                                         BcastTally* tally) {
-  std::vector<std::uint64_t> again;
-  for (const BcastComparison& c : first)
-    if (c.disagree()) again.push_back(c.bytes);
-  std::cout << "\nconfirmation: " << again.size()
-            << " size(s) disagree beyond noise in this job; a disagreement must be seen by two independent "
-               "jobs, so a second job measures them again\n";
+  std::vector<DisagreementTrial> trials;
+  std::vector<std::size_t> at;  // index in `first` of each trial
+  for (std::size_t i = 0; i < first.size(); ++i)
+    if (first[i].disagree()) {
+      trials.emplace_back(first[i]);
+      at.push_back(i);
+      (*report)["sizes"][i]["confirmation"] = {{"jobs", json::array()}};
+    }
+  std::cout << "\nconfirmation: " << trials.size()
+            << " size(s) disagree beyond noise in this job; a disagreement must be seen beyond noise by two "
+               "independent jobs on a machine the sentinel found undisturbed, so later jobs measure them "
+               "again while undecided, at most "
+            << o.max_jobs << " jobs in all\n";
   std::cout.flush();
-  const BcastJob second = MeasureBcast(cfg, o, again, dir / "confirm", Stretch(o.fault, false));
-  if (second.unusable) {
-    std::cout << "the second job measured nothing: the disagreements stand\n";
-    tally->confirmed += static_cast<int>(again.size());
-    (*report)["confirmation_error"] = "the second job left nothing to compare";
-    return second.unusable;
+  std::optional<int> unusable;
+  for (int job = 2; job <= o.max_jobs && !unusable; ++job) {
+    std::vector<std::uint64_t> again;
+    for (std::size_t k = 0; k < trials.size(); ++k)
+      if (trials[k].verdict() == SizeVerdict::kOpen) again.push_back(first[at[k]].bytes);
+    if (again.empty()) break;
+    if (job > 2)
+      std::cout << again.size() << " size(s) still undecided: measured again by job " << job << " of at most "
+                << o.max_jobs << "\n";
+    std::cout.flush();
+    const BcastJob later = MeasureBcast(cfg, o, again, JobDir(dir, job), Stretch(o.fault, false));
+    tally->jobs = job;
+    if (later.unusable) {
+      std::cout << JobName(job) << " measured nothing: the disagreements still open stand\n";
+      (*report)["confirmation_error"] = JobName(job) + " left nothing to compare";
+      unusable = later.unusable;
+      break;
+    }
+    PrintBcastColumns();
+    for (const BcastComparison& c : later.sizes) PrintBcastRow(c);
+    std::fflush(stdout);
+    for (std::size_t k = 0; k < trials.size(); ++k) {
+      if (trials[k].verdict() != SizeVerdict::kOpen) continue;
+      const BcastComparison* seen = nullptr;
+      for (const BcastComparison& c : later.sizes)
+        if (c.bytes == first[at[k]].bytes) seen = &c;
+      BcastComparison missing;  // NaN difference: no comparison at that size
+      missing.bytes = first[at[k]].bytes;
+      missing.difference = missing.tolerance = std::numeric_limits<double>::quiet_NaN();
+      const BcastComparison& c = seen ? *seen : missing;
+      const LaterJob said = JudgeLaterJob(first[at[k]], c);
+      const SizeVerdict v = trials[k].Add(c);
+      json entry = seen ? BcastSizeJson(*seen) : json{{"bytes", missing.bytes}, {"missing", true}};
+      entry["job"] = job;
+      (*report)["sizes"][at[k]]["confirmation"]["jobs"].push_back(entry);
+      std::cout << "  " << FormatBytes(c.bytes) << ": ";
+      if (v == SizeVerdict::kConfirmed) std::cout << "disagreement confirmed by " << JobName(job);
+      else if (v == SizeVerdict::kNotConfirmed) std::cout << "not confirmed: " << JobName(job) << " agrees";
+      else if (said == LaterJob::kConfirms)
+        std::cout << "seen beyond noise by " << JobName(job)
+                  << ", the first sighting on an undisturbed machine (the first job's was disturbed)";
+      else std::cout << "undecided in " << JobName(job) << " (" << Why(said, c) << ")";
+      std::cout << "\n";
+    }
   }
-  PrintBcastColumns();
-  for (const BcastComparison& c : second.sizes) PrintBcastRow(c);
-  std::fflush(stdout);
-  for (std::size_t i = 0; i < first.size(); ++i) {
-    if (!first[i].disagree()) continue;
-    const BcastComparison* seen = nullptr;
-    for (const BcastComparison& c : second.sizes)
-      if (c.bytes == first[i].bytes) seen = &c;
-    const bool stands = seen == nullptr || ConfirmsDisagreement(first[i], *seen);
-    (stands ? tally->confirmed : tally->not_confirmed) += 1;
-    json entry = seen ? BcastSizeJson(*seen) : json{{"bytes", first[i].bytes}, {"missing", true}};
-    entry["confirmed"] = stands;
-    (*report)["sizes"][i]["confirmation"] = entry;
-    std::cout << "  " << FormatBytes(first[i].bytes) << ": "
-              << (stands ? "disagreement confirmed by the second job"
-                         : "not confirmed: the second job agrees")
-              << "\n";
+  for (std::size_t k = 0; k < trials.size(); ++k) {
+    const SizeVerdict v =
+        unusable && trials[k].verdict() == SizeVerdict::kOpen ? SizeVerdict::kConfirmed : trials[k].verdict();
+    json& conf = (*report)["sizes"][at[k]]["confirmation"];
+    conf["confirmed"] = v == SizeVerdict::kConfirmed;
+    conf["outcome"] = OutcomeName(v);
+    (v == SizeVerdict::kConfirmed      ? tally->confirmed
+     : v == SizeVerdict::kNotConfirmed ? tally->not_confirmed
+                                       : tally->inconclusive) += 1;
+    if (v == SizeVerdict::kOpen)
+      std::cout << "  " << FormatBytes(first[at[k]].bytes) << ": INCONCLUSIVE: undecided after "
+                << tally->jobs << " jobs\n";
   }
-  return std::nullopt;
+  return unusable;
 }
 
 // printf and std::cout both write here: each is flushed before the other takes over, so the lines stay in
@@ -253,29 +328,40 @@ std::optional<int> ConfirmDisagreements(const Config& cfg, const BcastCheckOptio
 // `how`: how the disagreements that stand were seen (by two jobs, or by the only one).
 int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t, std::optional<int> second_rc,
                      const std::string& how) {
-  const bool agree = t.confirmed == 0;
+  const bool agree = t.confirmed == 0 && t.inconclusive == 0;
   report["agree"] = agree;
+  report["verdict"] = t.confirmed > 0 ? "fail" : t.inconclusive > 0 ? "inconclusive" : "pass";
+  report["jobs"] = t.jobs;
   report["not_confirmed"] = t.not_confirmed;
+  report["inconclusive"] = t.inconclusive;
   const std::string write_error = WriteFileAtomically(dir / "bcast-check.json", report.dump(1) + "\n");
   std::fflush(stdout);
   PrintCTestMeasurements(std::cout,
                          {Measurement::Numeric("bcast-check worst difference / tolerance", t.worst),
-                          Measurement::Numeric("bcast-check disagreements not confirmed", t.not_confirmed)});
+                          Measurement::Numeric("bcast-check disagreements not confirmed", t.not_confirmed),
+                          Measurement::Numeric("bcast-check sizes inconclusive", t.inconclusive),
+                          Measurement::Numeric("bcast-check jobs", t.jobs)});
   std::cout.flush();
   if (agree)
     std::printf("PASS: the two methods %s\n",
-                t.not_confirmed > 0 ? "agree: the first job's disagreement was not confirmed by a second job"
+                t.not_confirmed > 0 ? "agree: the first job's disagreement was not confirmed by a later job"
                 : t.within_noise    ? "agree, within noise at some sizes"
                                     : "agree at every size");
-  else std::printf("FAIL: the two methods disagree beyond noise %s (see above)\n", how.c_str());
+  else if (t.confirmed > 0)
+    std::printf("FAIL: the two methods disagree beyond noise %s (see above)\n", how.c_str());
+  else
+    std::printf(
+        "bcast-check INCONCLUSIVE: %d size(s) undecided after %d jobs (see above): the machine was too noisy "
+        "to tell a disagreement of the two methods from noise\n",
+        t.inconclusive, t.jobs);
   std::fflush(stdout);
   if (!write_error.empty()) {
     std::cout << "error: " << write_error << "\n";
     return kHarnessFailed;
   }
   std::cout << "results: " << (dir / "bcast-check.json").string() << "\n";
-  if (!agree && second_rc) return *second_rc;
-  return agree ? kPass : kFail;
+  if (t.confirmed > 0 && second_rc) return *second_rc;
+  return t.confirmed > 0 ? kFail : t.inconclusive > 0 ? kInconclusive : kPass;
 }
 
 }  // namespace
@@ -283,7 +369,7 @@ int FinishBcastCheck(const fs::path& dir, json& report, const BcastTally& t, std
 int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
   const fs::path dir =
       fs::path(o.out.empty() ? cfg.results_dir : o.out) / "bcast-check" / ("n" + std::to_string(o.nodes));
-  fs::remove_all(dir / "confirm");
+  for (int job = 2; job <= std::max(o.max_jobs, 3); ++job) fs::remove_all(JobDir(dir, job));
   const BcastJob first = MeasureBcast(cfg, o, o.bytes, dir, Stretch(o.fault, true));
   if (first.unusable) return *first.unusable;
   PrintBcastHeader(o, first.version, first.model);
@@ -312,11 +398,11 @@ int BcastCheck(const Config& cfg, const BcastCheckOptions& o) {
     return kHarnessFailed;
   }
   std::optional<int> second_rc;
-  if (disagreeing > 0 && o.confirm)
+  if (disagreeing > 0 && o.max_jobs > 1)
     second_rc = ConfirmDisagreements(cfg, o, dir, first.sizes, &report, &tally);
   else tally.confirmed = disagreeing;
   return FinishBcastCheck(dir, report, tally, second_rc,
-                          o.confirm ? "in two independent jobs" : "in its only job (--no-confirm)");
+                          o.max_jobs > 1 ? "in two independent jobs" : "in its only job (--no-confirm)");
 }
 
 }  // namespace nbcguard

@@ -28,13 +28,18 @@ struct BcastCheckOptions {
   double inject_offset = 0, inject_drift = 0;  // on rank 1's clock
   double relative = 0.10;                      // AgreementModel::relative
   std::string out;
-  // A size that disagrees beyond noise is measured again by a second job and
-  // fails only when that job disagrees too (ConfirmsDisagreement); false:
-  // judged on one job.
-  bool confirm = true;
+  // A size that disagrees beyond noise is measured again by later jobs while
+  // undecided (nbcguard/bcast_ack.h, DisagreementTrial), at most max_jobs
+  // jobs in all; 1 (--no-confirm): judged on one job.
+  int max_jobs = 3;
   // Tests the confirmation: "disagree-once" doubles the synchronized-clock
-  // times of the first job, "disagree" those of every job; empty: none.
+  // times of the first job, "disagree" those of every job, "disagree-flip"
+  // those of the first job and halves those of every later one; empty: none.
   std::string fault;
+  // The machine-noise sentinel on the synchronized samples: "on" (a sample
+  // taken while another process or the host slowed a rank is measured
+  // again) or "off".
+  std::string sentinel = "on";
 };
 
 // Broadcast latency by acknowledgement (de Supinski and Karonis; max over destinations of

@@ -44,10 +44,35 @@ BcastComparison CompareBcast(std::uint64_t bytes, std::vector<AckDestination> de
   return c;
 }
 
-bool ConfirmsDisagreement(const BcastComparison& first, const BcastComparison& second) {
-  if (!std::isfinite(second.difference) || !std::isfinite(second.tolerance)) return true;
-  if (second.agree) return false;
-  return (first.difference > 0) == (second.difference > 0);
+bool Disturbed(const BcastComparison& c) { return !SentinelRefusal(c.sentinel).empty(); }
+
+LaterJob JudgeLaterJob(const BcastComparison& first, const BcastComparison& later) {
+  if (!std::isfinite(later.difference) || !std::isfinite(later.tolerance)) return LaterJob::kConfirms;
+  if (later.agree) return LaterJob::kAgrees;
+  if (later.within_noise || Disturbed(later)) return LaterJob::kUndecided;
+  return (first.difference > 0) == (later.difference > 0) ? LaterJob::kConfirms : LaterJob::kUndecided;
+}
+
+const char* Why(LaterJob verdict, const BcastComparison& later) {
+  if (verdict != LaterJob::kUndecided) return "";
+  if (later.within_noise) return "within noise";
+  if (Disturbed(later)) return "the machine-noise sentinel found the machine disturbed";
+  return "beyond noise on the other side";
+}
+
+SizeVerdict DisagreementTrial::Add(const BcastComparison& later) {
+  if (verdict_ != SizeVerdict::kOpen) return verdict_;
+  switch (JudgeLaterJob(first_, later)) {
+    case LaterJob::kAgrees:
+      verdict_ = SizeVerdict::kNotConfirmed;
+      break;
+    case LaterJob::kConfirms:
+      if (++sightings_ >= 2 || !std::isfinite(later.difference)) verdict_ = SizeVerdict::kConfirmed;
+      break;
+    case LaterJob::kUndecided:
+      break;
+  }
+  return verdict_;
 }
 
 }  // namespace nbcguard

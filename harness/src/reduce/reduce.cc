@@ -67,6 +67,21 @@ double UnhiddenMpiTime(const std::vector<std::vector<double>>& s) {
   return worst;
 }
 
+SentinelTally SentinelTallyOf(const json& rec) {
+  const auto it = rec.find("sentinel");
+  if (it == rec.end() || !it->is_object()) return {};
+  std::vector<std::vector<double>> readings;
+  for (const json& row : it->value("readings", json::array())) {
+    std::vector<double> values;
+    for (const json& v : row) values.push_back(v.is_number() ? v.get<double>() : -1.0);
+    readings.push_back(std::move(values));
+  }
+  SentinelTally t = TallySentinel(it->value("redone_slow_probe", 0), it->value("redone_foreign_wait", 0),
+                                  it->value("wanted", 0), readings);
+  t.kept = it->value("kept", t.kept);
+  return t;
+}
+
 namespace {
 
 // The largest per-rank duration between two stamps.
@@ -276,22 +291,6 @@ void MeasureSpeed(const json& rec, const std::vector<double>& comm_ref, PointRes
 void Invalidate(PointResult* p, const std::string& why) {
   p->valid = false;
   p->invalid_reason = why;
-}
-
-// The sentinel's tally of a point record (zero counts when it has none).
-SentinelTally SentinelTallyOf(const json& rec) {
-  const auto it = rec.find("sentinel");
-  if (it == rec.end() || !it->is_object()) return {};
-  std::vector<std::vector<double>> readings;
-  for (const json& row : it->value("readings", json::array())) {
-    std::vector<double> values;
-    for (const json& v : row) values.push_back(v.is_number() ? v.get<double>() : -1.0);
-    readings.push_back(std::move(values));
-  }
-  SentinelTally t = TallySentinel(it->value("redone_slow_probe", 0), it->value("redone_foreign_wait", 0),
-                                  it->value("wanted", 0), readings);
-  t.kept = it->value("kept", t.kept);
-  return t;
 }
 
 // A calibrated point's samples (its "point" record): references, per-rank

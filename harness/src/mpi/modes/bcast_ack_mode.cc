@@ -24,6 +24,7 @@ int MeasureCount(ModeContext& c, Measurer& m, Collective& bcast, std::uint64_t c
   bcast.Resize(count);
   Sync(c, "point", SyncOptions{2, 50, 0.1});
   json sync_local = json::array(), sync_exits = json::array();
+  SampleSet watched;  // the sentinel's tally over the rounds' synchronized samples
   std::vector<std::vector<double>> rtt(comm.size()), e(comm.size());
   for (int round = 0; round < kRounds; ++round) {
     SampleSet s = m.Run(
@@ -34,7 +35,12 @@ int MeasureCount(ModeContext& c, Measurer& m, Collective& bcast, std::uint64_t c
     for (std::size_t i = 0; i < s.local.size(); ++i) {
       sync_local.push_back(s.local[i]);
       sync_exits.push_back(s.exits[i]);
+      watched.local.push_back(s.local[i]);
     }
+    watched.wanted += s.wanted;
+    watched.disturbed_slow_probe += s.disturbed_slow_probe;
+    watched.disturbed_foreign_wait += s.disturbed_foreign_wait;
+    watched.sentinel.insert(watched.sentinel.end(), s.sentinel.begin(), s.sentinel.end());
     for (int dest = 1; dest < comm.size(); ++dest) {
       CheckMpi(MPI_Barrier(comm.get()), "MPI_Barrier");
       std::vector<double> r = AckRoundTrips(comm, c.clock, dest, per_round);
@@ -52,7 +58,8 @@ int MeasureCount(ModeContext& c, Measurer& m, Collective& bcast, std::uint64_t c
   c.raw.Write(record::kBcastAck, {{"count", count},
                                   {"bytes", bcast.BytesPerRank(count)},
                                   {"sync", {{"k", 2}, {"local", sync_local}, {"exits", sync_exits}}},
-                                  {"ack", ack}});
+                                  {"ack", ack},
+                                  {"sentinel", SentinelJson(watched)}});
   return 0;
 }
 
