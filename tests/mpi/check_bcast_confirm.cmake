@@ -1,9 +1,10 @@
-# bcast-check's confirmation by a second job: a disagreement beyond noise in
+# bcast-check's confirmation by later jobs: a disagreement beyond noise in
 # the first job only (--inject-fault disagree-once: its synchronized-clock
-# times doubled) is measured again and not confirmed, so the check passes and
-# says so; one in both jobs (disagree) fails it; one that later jobs see on
-# the other side (disagree-flip) is INCONCLUSIVE. 4 MiB with a 30 % allowance,
-# so the uninjected second job agrees whatever the machine's phase.
+# times doubled) is measured again and not confirmed, so the check passes
+# and says so (a second job within noise leaves it to a third); one in both
+# jobs (disagree) fails it; one that later jobs see on the other side
+# (disagree-flip) is INCONCLUSIVE. 4 MiB with a 30 % allowance, so that an
+# uninjected later job agrees in all but the noisiest phases.
 # Last, a bcast-check.json that cannot be written.
 # Arguments: DRIVER, CONFIG, OUT.
 include(${CMAKE_CURRENT_LIST_DIR}/run_driver.cmake)
@@ -29,7 +30,7 @@ function(bcast_check fault expect_rc)
 endfunction()
 
 bcast_check(disagree-once 0)
-if(confirmed OR NOT out MATCHES "4MiB: not confirmed: the second job agrees"
+if(confirmed OR NOT out MATCHES "4MiB: not confirmed: the (second|third) job agrees"
    OR NOT out MATCHES "PASS: the two methods agree: the first job's disagreement was not confirmed")
   message(FATAL_ERROR "a disagreement of the first job only was not reported as not confirmed (confirmed: ${confirmed})")
 endif()
