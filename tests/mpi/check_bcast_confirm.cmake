@@ -1,6 +1,6 @@
 # bcast-check's confirmation by later jobs: a disagreement beyond noise in
 # the first job only (--inject-fault disagree-once: its synchronized-clock
-# times doubled) is measured again and not confirmed, so the check passes
+# times x4) is measured again and not confirmed, so the check passes
 # and says so (a second job within noise leaves it to a third); one in both
 # jobs (disagree) fails it; one that later jobs see on the other side
 # (disagree-flip) is INCONCLUSIVE. 4 MiB with a 30 % allowance, so that an
@@ -43,8 +43,8 @@ endif()
 message(STATUS "bcast-check: a disagreement of one job not confirmed (pass), of two jobs confirmed (fail)")
 
 # Later jobs that see the difference beyond noise on the other side neither
-# confirm nor refute it (disagree-flip: the first job's times doubled, every
-# later job's halved): measured again up to the third job, then
+# confirm nor refute it (disagree-flip: the first job's times x4, every
+# later job's / 4): measured again up to the third job, then
 # INCONCLUSIVE, exit 5, never a pass.
 bcast_check(disagree-flip 5)
 string(JSON outcome ERROR_VARIABLE e GET "${json}" sizes 0 confirmation outcome)

@@ -398,9 +398,9 @@ Command AddBcastCheck(CLI::App& app, std::string* config_path) {
       ->check(CLI::Range(2, 20));
   bcast
       ->add_option("--inject-fault", o->fault,
-                   "disagree-once: the first job's synchronized-clock times doubled (the second job must not "
-                   "confirm it); disagree: every job's (it must); disagree-flip: the first job's doubled and "
-                   "every later job's halved (never decided: INCONCLUSIVE)")
+                   "disagree-once: the first job's synchronized-clock times x4 (the second job must not "
+                   "confirm it); disagree: every job's (it must); disagree-flip: the first job's x4 and "
+                   "every later job's / 4 (never decided: INCONCLUSIVE)")
       ->check(CLI::IsMember({"disagree-once", "disagree", "disagree-flip"}));
   bcast
       ->add_option("--sentinel", o->sentinel,

@@ -32,9 +32,10 @@ struct BcastCheckOptions {
   // undecided (nbcguard/bcast_ack.h, DisagreementTrial), at most max_jobs
   // jobs in all; 1 (--no-confirm): judged on one job.
   int max_jobs = 3;
-  // Tests the confirmation: "disagree-once" doubles the synchronized-clock
-  // times of the first job, "disagree" those of every job, "disagree-flip"
-  // those of the first job and halves those of every later one; empty: none.
+  // Tests the confirmation: "disagree-once" multiplies the
+  // synchronized-clock times of the first job by 4, "disagree" those of
+  // every job, "disagree-flip" those of the first job, and divides those of
+  // every later one by 4; empty: none.
   std::string fault;
   // The machine-noise sentinel on the synchronized samples: "on" (a sample
   // taken while another process or the host slowed a rank is measured
