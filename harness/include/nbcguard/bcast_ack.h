@@ -113,11 +113,13 @@ class DisagreementTrial {
   // One more job's comparison at the size; returns the verdict so far.
   SizeVerdict Add(const BcastComparison& later);
   SizeVerdict verdict() const { return verdict_; }
+  LaterJob last() const { return last_; }  // what the last job added said
 
  private:
   BcastComparison first_;
   int sightings_;
   SizeVerdict verdict_ = SizeVerdict::kOpen;
+  LaterJob last_ = LaterJob::kUndecided;
 };
 
 }  // namespace nbcguard

@@ -295,8 +295,8 @@ std::optional<int> ConfirmDisagreements(const Config& cfg, const BcastCheckOptio
       missing.bytes = first[at[k]].bytes;
       missing.difference = missing.tolerance = std::numeric_limits<double>::quiet_NaN();
       const BcastComparison& c = seen ? *seen : missing;
-      const LaterJob said = JudgeLaterJob(first[at[k]], c);
       const SizeVerdict v = trials[k].Add(c);
+      const LaterJob said = trials[k].last();
       json entry = seen ? BcastSizeJson(*seen) : json{{"bytes", missing.bytes}, {"missing", true}};
       entry["job"] = job;
       (*report)["sizes"][at[k]]["confirmation"]["jobs"].push_back(entry);

@@ -62,7 +62,8 @@ const char* Why(LaterJob verdict, const BcastComparison& later) {
 
 SizeVerdict DisagreementTrial::Add(const BcastComparison& later) {
   if (verdict_ != SizeVerdict::kOpen) return verdict_;
-  switch (JudgeLaterJob(first_, later)) {
+  last_ = JudgeLaterJob(first_, later);
+  switch (last_) {
     case LaterJob::kAgrees:
       verdict_ = SizeVerdict::kNotConfirmed;
       break;
