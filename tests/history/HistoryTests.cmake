@@ -28,7 +28,7 @@ add_test(NAME history.cli-postgres
                  $<TARGET_FILE:nbcguard-png-check>)
 set_tests_properties(history.store history.cli-postgres PROPERTIES FIXTURES_REQUIRED postgres RESOURCE_LOCK postgres)
 set_tests_properties(history.postgres-start history.postgres-stop history.store history.cli-sqlite
-                     history.cli-postgres PROPERTIES LABELS "history${_shared_quick}" ENVIRONMENT "${_pg_env}" TIMEOUT 120)
+                     history.cli-postgres PROPERTIES LABELS "history${_shared_labels}" ENVIRONMENT "${_pg_env}" TIMEOUT 120)
 
 # Figures for docs/history.md (not a test): how often the check reports
 # something in series without a change, and how soon it reports a step.

@@ -45,7 +45,7 @@ set_tests_properties(report.summary-html-screenshot PROPERTIES
   SKIP_REGULAR_EXPRESSION "SKIP: chromium")
 
 set_tests_properties(report.plot-writes-six-files report.summary-text-markdown report.summary-html-screenshot
-  PROPERTIES LABELS "report${_shared_quick}" TIMEOUT 180)
+  PROPERTIES LABELS "report${_shared_labels}" TIMEOUT 180)
 
 # Partitioned results (kind: partitioned) mixed with the overlap fixtures:
 # summary shows their table, plot and compare skip them with a reason,
@@ -54,12 +54,12 @@ add_test(NAME report.partitioned-results
   COMMAND ${CMAKE_COMMAND} -DDRIVER=${_report_driver} -DFIXTURES=${_report_fixtures}
           -DPARTITIONED=${CMAKE_CURRENT_SOURCE_DIR}/data/partitioned-results -DOUT=${_report_out}/partitioned
           -P ${CMAKE_CURRENT_SOURCE_DIR}/report/check_partitioned_results.cmake)
-set_tests_properties(report.partitioned-results PROPERTIES LABELS "report${_shared_quick};partitioned" TIMEOUT 180)
+set_tests_properties(report.partitioned-results PROPERTIES LABELS "report${_shared_labels};partitioned" TIMEOUT 180)
 
 # The conformance table of `nbcguard summary`: one column per library run,
 # one row per check (passed, +known failures, FAIL, skipped), and each
 # failure with its message, from two conformance.json fixtures.
 add_test(NAME report.summary-conformance
   COMMAND ${_report_driver} summary ${PROJECT_SOURCE_DIR}/tests/data/conformance)
-set_tests_properties(report.summary-conformance PROPERTIES LABELS "report${_shared_quick};conformance" TIMEOUT 60
+set_tests_properties(report.summary-conformance PROPERTIES LABELS "report${_shared_labels};conformance" TIMEOUT 60
   PASS_REGULAR_EXPRESSION "check +MPICH Version: 4.0.2 quick n4 +Open MPI v4.1.4 quick n4\n +igather +2 \\+1 known +1\n +iscan +0 1 FAIL +-\n +large_count +- +0 1 skip\n.*conformance failures:\n +MPICH Version: 4.0.2 quick n4: iscan op=noncomm comm=world count=7: rank 2: repetition 0: receive buffer element 0 value 1: expected 5, got 7")

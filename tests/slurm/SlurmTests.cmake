@@ -18,5 +18,5 @@ set_tests_properties(${_name} PROPERTIES
 # names the allowed ones (no cluster needed: in the CI tier).
 add_test(NAME launcher.config-unknown
          COMMAND nbcguard list --config ${CMAKE_CURRENT_LIST_DIR}/data/unknown-launcher.json)
-set_tests_properties(launcher.config-unknown PROPERTIES LABELS "unit${_shared_quick}"
+set_tests_properties(launcher.config-unknown PROPERTIES LABELS "unit${_shared_labels}"
   PASS_REGULAR_EXPRESSION "unknown-launcher.json: launcher 'aprun' is not known; allowed: mpiexec, srun, netns")
