@@ -278,6 +278,32 @@ TEST(ChangePoint, SlowDriftIsADriftWithItsSlope) {
   EXPECT_NEAR(a.slope, 0.02, 0.003);
   EXPECT_NEAR(a.total, 0.58, 0.1);
   EXPECT_TRUE(a.shifts.empty());
+  EXPECT_FALSE(a.pending);
+}
+
+// A drift does not hide the nights after it that were refused as values but
+// are known from below beyond the whole drift: MPICH's progress Ibcast, r_comm
+// at 16ms x 32ms, 8 valid nights drifting 0.25 -> 0.01, then asynchronous
+// progress turned off on two nights both flagged for rank imbalance (bounds
+// 0.78 and 1.00). Pending, never a regression (bounds alone); bounds inside
+// the drift's range are no new level.
+TEST(ChangePoint, LowerBoundsBeyondADriftArePending) {
+  const std::vector<double> drift = {0.25, 0.25, 0.18, 0.16, 0.07, 0.01, 0.05, 0.01};
+  const SeriesAnalysis alone = AnalyzeSeries(drift, {});
+  ASSERT_TRUE(alone.drift);
+  EXPECT_FALSE(alone.pending);
+
+  const SeriesAnalysis after = AnalyzeSeries(drift, {}, {{8, 0.78}, {8, 1.00}});
+  EXPECT_TRUE(after.drift);
+  EXPECT_TRUE(after.shifts.empty());
+  ASSERT_TRUE(after.pending);
+  EXPECT_EQ(after.pending->first_floor, 0);
+  EXPECT_EQ(after.pending->floors, 2);
+  EXPECT_GT(after.pending->size, 0.6);
+
+  const SeriesAnalysis inside = AnalyzeSeries(drift, {}, {{8, 0.12}, {8, 0.20}});
+  EXPECT_TRUE(inside.drift);
+  EXPECT_FALSE(inside.pending);
 }
 
 TEST(ChangePoint, TwoModeFlipIsBimodalNotARegressionAtEveryFlip) {

@@ -285,7 +285,11 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // A line that fits better than any single step, by more than min_effect
   // over the window: a drift, not a step.
   // The change over the window must also clear 3 x 1.4826 MAD of the
-  // nights around the line: a tilt in noise is not a drift.
+  // nights around the line: a tilt in noise is not a drift. Its valid
+  // nights are then one level, walked by no change point; only nights known
+  // from below after them can still stand on a new level (the step at the
+  // end, below): a drift's own newest nights are the drift, but refused
+  // nights whose bounds lie above every night of it are not.
   double slope = 0;
   const double line_rss = cps.empty() ? 0 : LineRss(clean, &slope);
   const double total = slope * static_cast<double>(clean.size() - 1);
@@ -294,7 +298,6 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     a.drift = true;
     a.slope = slope;
     a.total = total;
-    return a;
   }
 
   // Walk the change points: a shift is reported when it is large enough and
@@ -412,7 +415,7 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     s->n_after += s->floors;
     if (!on.empty() && floors[on.front()].after <= first_valid) s->first_floor = static_cast<int>(on.front());
   };
-  for (std::size_t i = 1; i + 1 < bounds.size(); ++i) {
+  for (std::size_t i = 1; !a.drift && i + 1 < bounds.size(); ++i) {
     const std::vector<double> before = Slice(clean, start, bounds[i]);
     const std::vector<double> after = Slice(clean, bounds[i], bounds[i + 1]);
     if (!beyond(start, bounds[i], before, after)) continue;  // one level
@@ -443,14 +446,16 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // the nights exchangeable (no change), every order would be as likely,
   // and the question a regression asks is whether the newest nights are
   // worse. A new level of lower bounds only is pending at most. Else it is
-  // pending, from its first night, and the nights after decide.
+  // pending, from its first night, and the nights after decide. After a
+  // drift, only a level of lower bounds beyond the whole drift (pending).
   const int nights = static_cast<int>(clean.size());
-  for (int k = std::min(3, nights - 3); k >= 0; --k) {
+  for (int k = a.drift ? 0 : std::min(3, nights - 3); k >= 0; --k) {
     const int at = nights - k;
     if (at - start < 3) continue;  // no level to leave yet
     const std::vector<double> before = Slice(clean, start, at);
     std::vector<double> valid_new = Slice(clean, at, nights);
     if (k == 0 && newest_off) valid_new.push_back(z[n - 1]);
+    if (a.drift && !valid_new.empty()) continue;
     // The newest night off alone and left out of these k: only when it lies
     // beyond the old level the same way as they do.
     if (k >= 1 && newest_off && (z[n - 1] - Median(before)) * (Median(valid_new) - Median(before)) <= 0)
