@@ -304,6 +304,20 @@ TEST(ChangePoint, LowerBoundsBeyondADriftArePending) {
   const SeriesAnalysis inside = AnalyzeSeries(drift, {}, {{8, 0.12}, {8, 0.20}});
   EXPECT_TRUE(inside.drift);
   EXPECT_FALSE(inside.pending);
+
+  // A valid night on the bounds' level, off alone as the newest: still
+  // pending with it (not hidden again by the night that confirms the bounds),
+  // and no shift; without the bounds, a drift's newest night off alone is no
+  // level.
+  const std::vector<double> then_valid = Concat(drift, {0.9});
+  const SeriesAnalysis confirmed = AnalyzeSeries(then_valid, {}, {{8, 0.78}, {8, 1.00}});
+  EXPECT_TRUE(confirmed.shifts.empty());
+  ASSERT_TRUE(confirmed.pending);
+  EXPECT_EQ(confirmed.pending->floors, 2);
+  EXPECT_EQ(confirmed.pending->n_after, 3);
+  const SeriesAnalysis lone = AnalyzeSeries(then_valid, {});
+  ASSERT_TRUE(lone.drift);  // the same 8 valid nights as above: the newest is left out as off alone
+  EXPECT_FALSE(lone.pending);
 }
 
 TEST(ChangePoint, TwoModeFlipIsBimodalNotARegressionAtEveryFlip) {

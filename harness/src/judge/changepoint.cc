@@ -447,7 +447,9 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
   // and the question a regression asks is whether the newest nights are
   // worse. A new level of lower bounds only is pending at most. Else it is
   // pending, from its first night, and the nights after decide. After a
-  // drift, only a level of lower bounds beyond the whole drift (pending).
+  // drift, only a level of lower bounds beyond the whole drift, with the
+  // newest night when it is off alone on it: pending, never a shift (the
+  // next nights decide whether the drift was a step after all).
   const int nights = static_cast<int>(clean.size());
   for (int k = a.drift ? 0 : std::min(3, nights - 3); k >= 0; --k) {
     const int at = nights - k;
@@ -455,7 +457,9 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     const std::vector<double> before = Slice(clean, start, at);
     std::vector<double> valid_new = Slice(clean, at, nights);
     if (k == 0 && newest_off) valid_new.push_back(z[n - 1]);
-    if (a.drift && !valid_new.empty()) continue;
+    // After a drift, its valid nights are the drift: only the newest night
+    // off alone may join a level of lower bounds (below).
+    if (a.drift && !valid_new.empty() && !(k == 0 && newest_off)) continue;
     // The newest night off alone and left out of these k: only when it lies
     // beyond the old level the same way as they do.
     if (k >= 1 && newest_off && (z[n - 1] - Median(before)) * (Median(valid_new) - Median(before)) <= 0)
@@ -466,6 +470,7 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     const double lowest = *std::min_element(old_nights.begin(), old_nights.end());
     const double highest = *std::max_element(old_nights.begin(), old_nights.end());
     const std::vector<std::size_t> on = floors_on(start, at, before, valid_new);
+    if (a.drift && on.empty()) continue;
     // One or no valid night: a new level only with a bound beside it, or
     // the newest night off alone (pending until the next night).
     if (valid_new.size() < 2 && on.empty() && !(k == 0 && newest_off)) continue;
@@ -495,7 +500,7 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     // same vCPU slowdown that made the ranks unequal can slow the
     // collective too (MPICH's Ibcast at 500us x 2ms read r_overhead 1.79 on
     // a flagged night against 1.21 on the valid ones).
-    if (s.p <= o.alpha && s.n_after >= s.needed && !valid_new.empty()) {
+    if (!a.drift && s.p <= o.alpha && s.n_after >= s.needed && !valid_new.empty()) {
       a.shifts.push_back(s);
       return a;
     }
