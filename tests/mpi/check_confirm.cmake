@@ -132,8 +132,11 @@ if(found LESS 1)
 endif()
 failures_measured_again("${json}" "refuse-first" "")
 # The second job exceeded the limit at 1ms beyond noise (deferred: r_overhead
-# ~1 against 0.5): then the third job ran, and results.json says where.
-if(out MATCHES "confirmation: 1 limit\\(s\\) exceeded by the second job at points the first job could not judge")
+# ~1 against 0.5): then the third job ran, and results.json says where. The
+# 2ms point can be among them: when the first job's rank imbalance could
+# account for its excess there, that job could not judge it either (seen
+# beside a busy neighbour: "2 limit(s)").
+if(out MATCHES "confirmation: [12] limit\\(s\\) exceeded by the second job at points the first job could not judge")
   string(JSON third GET "${json}" confirmation third results)
   if(NOT third STREQUAL "${dir}/confirm-third/confirmation.json" OR NOT EXISTS "${third}")
     message(FATAL_ERROR "refuse-first: the third job's results '${third}' are missing")
