@@ -457,9 +457,6 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     const std::vector<double> before = Slice(clean, start, at);
     std::vector<double> valid_new = Slice(clean, at, nights);
     if (k == 0 && newest_off) valid_new.push_back(z[n - 1]);
-    // After a drift, its valid nights are the drift: only the newest night
-    // off alone may join a level of lower bounds (below).
-    if (a.drift && !valid_new.empty() && !(k == 0 && newest_off)) continue;
     // The newest night off alone and left out of these k: only when it lies
     // beyond the old level the same way as they do.
     if (k >= 1 && newest_off && (z[n - 1] - Median(before)) * (Median(valid_new) - Median(before)) <= 0)
@@ -470,6 +467,8 @@ SeriesAnalysis AnalyzeSeries(const std::vector<double>& z_in, const ChangePointO
     const double lowest = *std::min_element(old_nights.begin(), old_nights.end());
     const double highest = *std::max_element(old_nights.begin(), old_nights.end());
     const std::vector<std::size_t> on = floors_on(start, at, before, valid_new);
+    // After a drift (k = 0 only: its valid nights are the drift), a level
+    // needs bounds on it; the newest night off alone may join them.
     if (a.drift && on.empty()) continue;
     // One or no valid night: a new level only with a bound beside it, or
     // the newest night off alone (pending until the next night).
