@@ -23,15 +23,23 @@ if(NOT rc EQUAL 1)
 endif()
 # The first job's failures beyond noise: usually both points, but a slow
 # phase of the VM can leave one within noise (1.03 [0.44, 1.23] once), and
-# only failures beyond noise are confirmed.
-if(NOT out MATCHES "confirmation: ([12]) limit\\(s\\) exceeded beyond noise, 1 invalid point\\(s\\); a failure must be seen by two independent jobs, so the ([23]) point\\(s\\) concerned are measured again")
+# only failures beyond noise are confirmed. Its invalid points: 100ns, and
+# beside a busy neighbour 1ms or 2ms too, when a validity gate refused them
+# (the synchronized barrier's exit skew once); those go to the later jobs
+# as points the first job could not judge.
+if(NOT out MATCHES "confirmation: ([012]) limit\\(s\\) exceeded beyond noise, ([123]) invalid point\\(s\\); a failure must be seen by two independent jobs, so the ([123]) point\\(s\\) concerned are measured again")
   message(FATAL_ERROR "no confirmation line: the first job's failures and invalid point were not measured again")
 endif()
 set(n ${CMAKE_MATCH_1})
-# The failing points and the invalid one, all on the one comp time.
-math(EXPR points "${n} + 1")
-if(NOT CMAKE_MATCH_2 EQUAL points)
-  message(FATAL_ERROR "${n} failure(s) and 1 invalid point, but ${CMAKE_MATCH_2} point(s) measured again")
+set(refused ${CMAKE_MATCH_2})
+# The failing points and the invalid ones, all on the one comp time.
+math(EXPR points "${n} + ${refused}")
+if(NOT CMAKE_MATCH_3 EQUAL points)
+  message(FATAL_ERROR "${n} failure(s) and ${refused} invalid point(s), but ${CMAKE_MATCH_3} point(s) measured again")
+endif()
+math(EXPR gated "${refused} - 1")  # 1ms or 2ms, refused by a gate of the first job
+if(gated GREATER 0)
+  message("default run: a validity gate of the first job refused ${gated} of 1ms and 2ms")
 endif()
 # (";" would split the matches as a CMake list)
 string(REPLACE ";" "," lines "${out}")
@@ -40,10 +48,14 @@ list(LENGTH confirmed nconfirmed)
 set(dir "${OUT}/confirmed/confirm/n2/basic")
 file(READ "${dir}/results.json" json)
 check_one_job("${json}" "${dir}" "${out}" "default run" none)
+# Each failure of the first job is confirmed or left to one job by rank
+# imbalance; a point only a gate of the first job refused can be confirmed
+# too (by a third job) or found within the limit.
 math(EXPR decided "${nconfirmed} + ${none}")
-if(NOT decided EQUAL n)
-  message(FATAL_ERROR "${n} failure(s) in the first job, ${nconfirmed} line(s) 'FAIL (confirmed) ... measured "
-                      "again' and ${none} left to one job by rank imbalance")
+math(EXPR most "${n} + ${gated}")
+if(decided LESS n OR decided GREATER most)
+  message(FATAL_ERROR "${n} failure(s) in the first job and ${gated} point(s) its gates refused, ${nconfirmed} "
+                      "line(s) 'FAIL (confirmed) ... measured again' and ${none} left to one job by rank imbalance")
 endif()
 set(reasons "")  # as Verdict::Summary lists them
 if(nconfirmed GREATER 0)
@@ -118,9 +130,23 @@ message("${out}")
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "refuse-first: expected exit 1 (2ms confirmed, 100ns invalid in both jobs), got ${rc}:\n${err}")
 endif()
-if(NOT out MATCHES "comm=1ms comp=2ms: INVALID \\(refused by --inject-fault refuse-first")
-  message(FATAL_ERROR "refuse-first: the first job did not refuse 1ms x 2ms")
+# The injection refuses the first point the first job measured validly:
+# 1ms, or 2ms when a validity gate of that job had refused 1ms already
+# (seen beside a busy neighbour: "synchronized barrier exit skew 78.9us
+# exceeds 5 % of the shorter reference"). Either way a failing point the
+# first job could not judge goes to the later jobs, which is what this part
+# is about. The first job's lines are those before the first
+# "confirmation:".
+string(FIND "${out}" "\nconfirmation: " cut)
+string(SUBSTRING "${out}" 0 ${cut} first_job)
+if(first_job MATCHES "INVALID comm=1ms comp=2ms: INVALID \\(refused by --inject-fault refuse-first")
+  set(injected 1ms)
+elseif(first_job MATCHES "INVALID comm=1ms comp=2ms: INVALID \\([^\n]*\n[^\n]*INVALID comm=2ms comp=2ms: INVALID \\(refused by --inject-fault refuse-first")
+  set(injected 2ms)
+else()
+  message(FATAL_ERROR "refuse-first: the first job did not refuse 1ms x 2ms, nor 2ms x 2ms after a gate refused 1ms")
 endif()
+message("refuse-first: the injection refused ${injected} x 2ms")
 set(dir "${OUT}/refused/confirm/n2/basic")
 file(READ "${dir}/results.json" json)
 string(JSON nfail LENGTH "${json}" verdict failures)
@@ -141,9 +167,9 @@ if(out MATCHES "confirmation: [12] limit\\(s\\) exceeded by the second job at po
   if(NOT third STREQUAL "${dir}/confirm-third/confirmation.json" OR NOT EXISTS "${third}")
     message(FATAL_ERROR "refuse-first: the third job's results '${third}' are missing")
   endif()
-elseif(NOT out MATCHES "measured by a second job[^\n]*comm=1ms comp=2ms: r_overhead = [0-9.]+ \\[[-0-9.]+, [0-9.]+\\] > max 0.500 \\(within noise\\)"
+elseif(NOT out MATCHES "measured by a second job[^\n]*comm=${injected} comp=2ms: r_overhead = [0-9.]+ \\[[-0-9.]+, [0-9.]+\\] > max 0.500 \\(within noise\\)"
        AND NOT out MATCHES "refused by --inject-fault refuse-first[^\n]*the second job's measurement was refused too")
-  message(FATAL_ERROR "refuse-first: the second job's 1ms finding was neither beyond noise (third job), "
+  message(FATAL_ERROR "refuse-first: the second job's ${injected} finding was neither beyond noise (third job), "
                       "within it, nor refused")
 endif()
 
