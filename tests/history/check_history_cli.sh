@@ -155,4 +155,43 @@ n=$(runs)
 [ "$(runs)" = $((n + 1)) ] || fail "--system did not decide between the two"
 echo "ok: a run is filed under the system it recorded; two systems are refused"
 
+# A point the first job refused that the run's confirmation job measured
+# cleanly (confirm/confirmation.json beside results.json, wherever the run
+# was written): the night holds that job's values. A confirmation job the
+# results say ran but whose results are gone refuses the run by name.
+later=$work/later/ibcast/n2/basic
+mkdir -p "$later/confirm" "$work/first-only/ibcast/n2/basic"
+python3 - "$good/ibcast/n2/basic/results.json" "$later" "$work/first-only/ibcast/n2/basic" <<'EOF' ||
+import json, sys
+src, later, alone = sys.argv[1:4]
+first = json.load(open(src))
+first["points"][0]["valid"] = False
+first["points"][0]["invalid_reason"] = "the machine was disturbed during the point (test)"
+json.dump(first, open(alone + "/results.json", "w"))  # the same first job, no confirmation
+first["confirmation"] = {"points": 1, "results": "/elsewhere/ibcast/n2/basic/confirm/confirmation.json"}
+json.dump(first, open(later + "/results.json", "w"))
+json.dump(json.load(open(src)), open(later + "/confirm/confirmation.json", "w"))
+EOF
+  fail "cannot write the confirmation fixture"
+refused_of() { sed -nE 's/.* value\(s\), ([0-9]+) of them refused points.*/\1/p' <<<"$1"; }
+n=$(runs)
+out=$("$driver" history ingest "$work/first-only" --db "$db" --date 2026-11-05 2>&1) || fail "ingest of $work/first-only exited $?: $out"
+alone=$(refused_of "$out")
+out=$("$driver" history ingest "$work/later" --db "$db" --date 2026-11-06 2>&1) || fail "ingest of $work/later exited $?: $out"
+echo "$out"
+grep -q ", 3 measured by a later job of the run where the first refused the point" <<<"$out" ||
+  fail "the confirmation job's values did not stand for the refused point: $out"
+[ -n "$alone" ] && [ "$(refused_of "$out")" = $((alone - 3)) ] ||
+  fail "refused values: $alone without the confirmation job, $(refused_of "$out") with it (expected 3 fewer)"
+[ "$(runs)" = $((n + 2)) ] || fail "expected $((n + 2)) runs, found $(runs)"
+rm "$later/confirm/confirmation.json"
+printf ' ' >> "$later/results.json"  # another run, so that it is not 'already stored'
+out=$("$driver" history ingest "$work/later" --db "$db" --date 2026-11-07 2>&1)
+rc=$?
+[ $rc -eq 2 ] || fail "a run whose confirmation job left no results exited $rc, expected 2: $out"
+grep -q "says job 2 of its run measured again into .*, but .*later/ibcast/n2/basic/confirm/confirmation.json cannot be used" <<<"$out" ||
+  fail "the refusal does not name the missing job: $out"
+[ "$(runs)" = $((n + 2)) ] || fail "the refused run changed the history"
+echo "ok: a later job's clean measurement stands for a point the first job refused; its loss refuses the run"
+
 echo "PASS: history ingest and check on $db"

@@ -192,32 +192,38 @@ TEST_P(Store, ALowerBoundKeepsItsFigures) {
   }
 }
 
+// A history as an older nbcguard wrote it: schema version 1 (before
+// bound and hidden) or 2 (before job), one run and one row.
+void WriteOldHistory(const std::string& url, int version) {
+  auto db = OpenHistoryDb(url);
+  db->Query("CREATE TABLE nbcguard_history_schema (version INTEGER NOT NULL)");
+  db->Query("INSERT INTO nbcguard_history_schema (version) VALUES ($1)", {std::to_string(version)});
+  db->Query(
+      "CREATE TABLE nbcguard_runs (run_id TEXT PRIMARY KEY, run_date TEXT NOT NULL, system_name TEXT NOT NULL,"
+      " library TEXT NOT NULL, library_version TEXT NOT NULL, library_revision TEXT NOT NULL,"
+      " nbcguard_version TEXT NOT NULL, source TEXT NOT NULL, ingested_at TEXT NOT NULL)");
+  const std::string bound = version >= 2 ? " bound TEXT NOT NULL DEFAULT '', hidden DOUBLE PRECISION," : "";
+  db->Query(
+      "CREATE TABLE nbcguard_observations (run_id TEXT NOT NULL REFERENCES nbcguard_runs (run_id),"
+      " test TEXT NOT NULL, point TEXT NOT NULL, comm_target DOUBLE PRECISION,"
+      " comp_target DOUBLE PRECISION NOT NULL, ratio TEXT NOT NULL, median DOUBLE PRECISION,"
+      " ci_lo DOUBLE PRECISION, ci_hi DOUBLE PRECISION, samples INTEGER NOT NULL, valid INTEGER NOT NULL,"
+      " reason TEXT NOT NULL, diagnosis TEXT NOT NULL, reference TEXT NOT NULL," +
+      bound + " PRIMARY KEY (run_id, test, point, ratio))");
+  db->Query(
+      "INSERT INTO nbcguard_runs VALUES ('old', '2026-09-01T02:00:00Z', 'ci-node', 'mpich', 'MPICH', '',"
+      " '0.1.0', '/results/0', '2026-09-01T03:00:00Z')");
+  db->Query(
+      "INSERT INTO nbcguard_observations VALUES ('old', 'mpich.ibcast.n2.basic', '1ms x 2ms', 0.001,"
+      " 0.002, 'r_overhead', 0.1, 0.09, 0.11, 9, 1, '', 'full-overlap', ''" +
+      std::string(version >= 2 ? ", '', NULL" : "") + ")");
+}
+
 // A history written before lower bounds were kept (schema version 1, no
 // bound column) is brought to version 2 when opened; its rows keep their
 // values and have no bound, and new runs store theirs.
 TEST_P(Store, AVersionOneHistoryIsMigrated) {
-  {
-    auto db = OpenHistoryDb(url_);
-    db->Query("CREATE TABLE nbcguard_history_schema (version INTEGER NOT NULL)");
-    db->Query("INSERT INTO nbcguard_history_schema (version) VALUES (1)");
-    db->Query(
-        "CREATE TABLE nbcguard_runs (run_id TEXT PRIMARY KEY, run_date TEXT NOT NULL, system_name TEXT NOT NULL,"
-        " library TEXT NOT NULL, library_version TEXT NOT NULL, library_revision TEXT NOT NULL,"
-        " nbcguard_version TEXT NOT NULL, source TEXT NOT NULL, ingested_at TEXT NOT NULL)");
-    db->Query(
-        "CREATE TABLE nbcguard_observations (run_id TEXT NOT NULL REFERENCES nbcguard_runs (run_id),"
-        " test TEXT NOT NULL, point TEXT NOT NULL, comm_target DOUBLE PRECISION,"
-        " comp_target DOUBLE PRECISION NOT NULL, ratio TEXT NOT NULL, median DOUBLE PRECISION,"
-        " ci_lo DOUBLE PRECISION, ci_hi DOUBLE PRECISION, samples INTEGER NOT NULL, valid INTEGER NOT NULL,"
-        " reason TEXT NOT NULL, diagnosis TEXT NOT NULL, reference TEXT NOT NULL,"
-        " PRIMARY KEY (run_id, test, point, ratio))");
-    db->Query(
-        "INSERT INTO nbcguard_runs VALUES ('old', '2026-09-01T02:00:00Z', 'ci-node', 'mpich', 'MPICH', '',"
-        " '0.1.0', '/results/0', '2026-09-01T03:00:00Z')");
-    db->Query(
-        "INSERT INTO nbcguard_observations VALUES ('old', 'mpich.ibcast.n2.basic', '1ms x 2ms', 0.001,"
-        " 0.002, 'r_overhead', 0.1, 0.09, 0.11, 9, 1, '', 'full-overlap', '')");
-  }
+  WriteOldHistory(url_, 1);
   HistoryStore s = Open();
   HistoryObservation bound = Value("r_overhead", 0.9);
   bound.valid = false;
@@ -229,10 +235,33 @@ TEST_P(Store, AVersionOneHistoryIsMigrated) {
   EXPECT_DOUBLE_EQ(*series[0][0].obs.median, 0.1);
   EXPECT_EQ(series[0][0].obs.bound, "");
   EXPECT_EQ(series[0][1].obs.bound, "lower");
+  EXPECT_EQ(series[0][0].obs.job, 1);
   const auto version = OpenHistoryDb(url_)->Query("SELECT version FROM nbcguard_history_schema");
   ASSERT_EQ(version.size(), 1u);
-  EXPECT_EQ(version[0][0].value_or(""), "2");
+  EXPECT_EQ(version[0][0].value_or(""), "3");
   Open();  // opened again: nothing left to migrate
+}
+
+// A history written before a later job's measurement could stand for a
+// night (schema version 2, no job column) is brought to version 3: its
+// rows are the first job's, and new rows keep the job that measured them.
+TEST_P(Store, AVersionTwoHistoryGetsTheJobOfEachRow) {
+  WriteOldHistory(url_, 2);
+  HistoryStore s = Open();
+  HistoryObservation later = Value("r_overhead", 0.95);
+  later.job = 2;
+  ASSERT_TRUE(s.Ingest(Night(2), {later}, nullptr));
+  const auto series = s.Series();
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].size(), 2u);
+  EXPECT_EQ(series[0][0].obs.job, 1);
+  EXPECT_DOUBLE_EQ(*series[0][0].obs.median, 0.1);
+  EXPECT_EQ(series[0][1].obs.job, 2);
+  EXPECT_DOUBLE_EQ(*series[0][1].obs.median, 0.95);
+  const auto version = OpenHistoryDb(url_)->Query("SELECT version FROM nbcguard_history_schema");
+  ASSERT_EQ(version.size(), 1u);
+  EXPECT_EQ(version[0][0].value_or(""), "3");
+  Open();
 }
 
 TEST_P(Store, AnotherSchemaVersionIsRefused) {

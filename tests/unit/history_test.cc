@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -290,6 +291,81 @@ TEST(ObservationsOf, AnImbalanceFlaggedPointKeepsLowerBounds) {
   }
   EXPECT_EQ(bounds, 2);
   EXPECT_EQ(values, 3);
+}
+
+// A point the first job refused and a later job of the same run measured
+// cleanly is that job's: every ratio of the point from it, with its job
+// number. A point the first job kept, a later job that refused the point
+// too, and r_mpi_impact stay the first job's.
+TEST(ObservationsOf, ALaterJobMeasuresWhatTheFirstRefused) {
+  const auto point = [](double comm, double comp, double level) {
+    PointSamples p;
+    p.comm_target = comm;
+    p.comp_target = comp;
+    p.valid = true;
+    for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown}) {
+      RatioSamples r;
+      r.values = {level - 0.01, level, level + 0.01};
+      r.summary = Summarize(r.values);
+      p.ratios[m] = r;
+    }
+    return p;
+  };
+  TestResults first;
+  first.key = {"mpich", "ibcast", "ibcast", "progress", 2};
+  PointSamples flagged = point(16e-3, 32e-3, 0.5);  // imbalance: bounds in the first job
+  flagged.ratios_refused = "rank imbalance: rank 0 computed 1.46x as long as rank 1";
+  first.points.push_back(flagged);
+  PointSamples gated = point(16e-3, 16e-3, 0.4);  // a validity gate
+  gated.valid = false;
+  gated.invalid_reason = "communication unstable";
+  first.points.push_back(gated);
+  first.points.push_back(point(16e-3, 64e-3, 0.2));  // kept by the first job
+  RatioSamples impact;
+  impact.values = {2.0, 2.1};
+  impact.summary = Summarize(impact.values);
+  first.mpi_impact[32e-3] = impact;
+
+  TestResults second = first;  // the confirmation job: flagged again at 16ms x 32ms
+  second.points = {flagged, point(16e-3, 16e-3, 1.0), point(16e-3, 64e-3, 0.9)};
+  second.mpi_impact[32e-3].summary.median = 1.0;
+  TestResults third = first;  // the third job: clean at 16ms x 32ms
+  third.points = {point(16e-3, 32e-3, 0.95)};
+
+  std::map<std::string, HistoryObservation> by;
+  for (const HistoryObservation& o : ObservationsOf(first, {second, third})) by[o.point + " " + o.ratio] = o;
+  ASSERT_EQ(by.size(), 10u);
+  for (const char* ratio : {"r_overhead", "r_comm", "r_comp_slowdown"}) {
+    const HistoryObservation& a = by["16ms x 32ms " + std::string(ratio)];
+    EXPECT_TRUE(a.valid) << ratio;
+    EXPECT_EQ(a.job, 3) << ratio;
+    EXPECT_EQ(a.bound, "") << ratio;
+    ASSERT_TRUE(a.median.has_value()) << ratio;
+    EXPECT_DOUBLE_EQ(*a.median, 0.95) << ratio;
+    EXPECT_EQ(a.test, "mpich.ibcast.n2.progress");
+    const HistoryObservation& b = by["16ms x 16ms " + std::string(ratio)];
+    EXPECT_TRUE(b.valid) << ratio;
+    EXPECT_EQ(b.job, 2) << ratio;
+    EXPECT_DOUBLE_EQ(*b.median, 1.0) << ratio;
+    const HistoryObservation& c = by["16ms x 64ms " + std::string(ratio)];
+    EXPECT_EQ(c.job, 1) << ratio;
+    EXPECT_DOUBLE_EQ(*c.median, 0.2) << ratio;  // not the later job's 0.9
+  }
+  EXPECT_EQ(by["* x 32ms r_mpi_impact"].job, 1);
+  EXPECT_DOUBLE_EQ(*by["* x 32ms r_mpi_impact"].median, 2.05);
+
+  // With no later job measuring it cleanly, the first job's refusal stands:
+  // lower bounds for the flagged point, no value for the gated one.
+  by.clear();
+  for (const HistoryObservation& o : ObservationsOf(first, {second})) by[o.point + " " + o.ratio] = o;
+  EXPECT_FALSE(by["16ms x 32ms r_overhead"].valid);
+  EXPECT_EQ(by["16ms x 32ms r_overhead"].bound, "lower");
+  EXPECT_EQ(by["16ms x 32ms r_overhead"].job, 1);
+  by.clear();
+  for (const HistoryObservation& o : ObservationsOf(first)) by[o.point + " " + o.ratio] = o;
+  EXPECT_FALSE(by["16ms x 16ms r_comm"].valid);
+  EXPECT_EQ(by["16ms x 16ms r_comm"].reason, "communication unstable");
+  EXPECT_EQ(by["16ms x 16ms r_comm"].job, 1);
 }
 
 TEST(HistoryCheck, FewNightsAreUndecidedNotPassedSilently) {

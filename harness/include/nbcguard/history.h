@@ -49,6 +49,11 @@ struct HistoryObservation {
   std::optional<double> hidden;
   std::string diagnosis;  // the run's, at this point
   std::string reference;  // reference behaviour's name; "" = the library's own progression
+  // Which of the run's jobs measured it: 1 the first (results.json), 2 the
+  // confirmation job (confirm/), 3 the third (confirm-third/): a later job
+  // only where the first refused the point and the later one measured it
+  // with no gate or imbalance against it.
+  int job = 1;
 };
 
 // The rows a parsed results.json contributes (invalid and imbalance-flagged
@@ -56,6 +61,18 @@ struct HistoryObservation {
 // nights, never as values; an imbalance-flagged point's r_overhead and
 // r_comm keep their figures as lower bounds, bound = "lower").
 std::vector<HistoryObservation> ObservationsOf(const TestResults& t);
+
+// The rows of one run whose first job is `first` and whose later jobs (the
+// confirmation job, then the third, as far as they ran) are `later`, in
+// order. A night is the run's evidence: a point the first job refused (a
+// validity gate, or ranks computing at unequal speeds) that a later job
+// measured cleanly gets that job's rows (job 2 or 3), every ratio of the
+// point from the same job; every other point, and r_mpi_impact, the first
+// job's. The later jobs measured only the points the first could not
+// decide, and which job is taken depends on validity alone, never on the
+// value read.
+std::vector<HistoryObservation> ObservationsOf(const TestResults& first,
+                                               const std::vector<TestResults>& later);
 
 // One series' nights, oldest first, as the store returns them.
 struct SeriesNight {

@@ -141,6 +141,38 @@ json FindingJson(const HistoryFinding& f) {
           {"line", f.Line()}};
 }
 
+// The later jobs of the run whose first job wrote `first` (the results
+// of test t): the confirmation job (confirm/confirmation.json), then the
+// third (confirm-third/), as far as first's "confirmation" says they ran
+// and left results. Each is looked for beside results.json, where the
+// driver wrote it, so a run directory that was copied or moved keeps them.
+// False with *error when a job it says ran left no readable results of
+// the same test: the run is partial input.
+bool LaterJobs(const TestResults& t, const json& first, std::vector<TestResults>* later, std::string* error) {
+  const json* job = first.contains("confirmation") ? &first["confirmation"] : nullptr;
+  for (int n = 2; job != nullptr && job->is_object(); ++n) {
+    const auto results = job->find("results");
+    if (results == job->end() || !results->is_string() || job->contains("error")) break;
+    const fs::path stored = results->get<std::string>();
+    const fs::path path =
+        fs::path(t.source).parent_path() / stored.parent_path().filename() / stored.filename();
+    const ResultsRead r = ReadResults(path);
+    std::string why;
+    std::optional<TestResults> j = r.ok() ? ParseTestResults(r.doc->json, path.string(), &why) : std::nullopt;
+    if (!r.ok()) why = r.error;
+    if (j && j->key.Name() != t.key.Name()) why = "it holds results of " + j->key.Name();
+    if (!why.empty() || !j) {
+      *error = t.source + " says job " + std::to_string(n) + " of its run measured again into " +
+               stored.string() + ", but " + path.string() + " cannot be used: " + why +
+               "; a run is ingested with all its jobs";
+      return false;
+    }
+    later->push_back(std::move(*j));
+    job = job->contains("third") ? &(*job)["third"] : nullptr;
+  }
+  return true;
+}
+
 }  // namespace
 
 int HistoryIngestCommand(const HistoryCommandOptions& o) {
@@ -161,7 +193,8 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
   std::time_t newest = 0;
   std::set<std::string>
       recorded_systems;  // results.json "system" (run --system, NBCGUARD_SYSTEM, the build's)
-  std::map<std::string, std::string> source_of;  // test name -> its results.json
+  std::map<std::string, std::string> source_of;              // test name -> its results.json
+  std::map<std::string, std::vector<TestResults>> later_of;  // results.json -> its run's later jobs
   for (const TestResults& t : tests) {
     // A night is one job of each test: two jobs of one test (a known-answer
     // test's job2/, a copied directory) would be two values of one night.
@@ -179,6 +212,7 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
       return Refuse(o.run_dir, t.source +
                                    ": the run did not complete (run.completed is false): a partial run "
                                    "is not a night of the history");
+    if (r.ok() && !LaterJobs(t, r.doc->json, &later_of[t.source], &error)) return Refuse(o.run_dir, error);
     files.emplace_back(t.source);
     std::error_code ec;
     const auto m = fs::last_write_time(t.source, ec);
@@ -223,12 +257,14 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
   run.nbcguard_version = NBCGUARD_VERSION;
   run.source = fs::absolute(o.run_dir).lexically_normal().string();
   std::vector<HistoryObservation> rows;
-  int refused = 0;
-  for (const TestResults& t : tests)
-    for (HistoryObservation& r : ObservationsOf(t)) {
-      refused += r.valid ? 0 : 1;
-      rows.push_back(std::move(r));
+  int refused = 0, from_later = 0;
+  for (const TestResults& t : tests) {
+    for (HistoryObservation& row : ObservationsOf(t, later_of[t.source])) {
+      refused += row.valid ? 0 : 1;
+      from_later += row.job > 1 ? 1 : 0;
+      rows.push_back(std::move(row));
     }
+  }
 
   return WithStore("ingest", url, [&](HistoryStore& store) {
     std::string existing;
@@ -241,7 +277,11 @@ int HistoryIngestCommand(const HistoryCommandOptions& o) {
               << run.system_name << ", " << run.library
               << (run.library_revision.empty() ? "" : " revision " + run.library_revision)
               << "): " << tests.size() << " test(s), " << rows.size() << " value(s), " << refused
-              << " of them refused points; into " << store.db().Describe() << "\n";
+              << " of them refused points"
+              << (from_later > 0 ? ", " + std::to_string(from_later) +
+                                       " measured by a later job of the run where the first refused the point"
+                                 : std::string())
+              << "; into " << store.db().Describe() << "\n";
     if (!skipped.empty())
       std::cout << "history: " << skipped.size() << " results.json of other kinds not stored (partitioned)\n";
     return kPass;

@@ -10,9 +10,12 @@ namespace {
 
 // 2: nbcguard_observations.bound and .hidden (a lower bound kept for an
 // imbalance-flagged point's r_overhead and r_comm, and how much the
-// imbalance can have hidden). A version 1 history is brought to 2 when
-// opened: the columns are added, its rows "" and NULL (no bound).
-constexpr int kSchemaVersion = 2;
+// imbalance can have hidden). 3: nbcguard_observations.job (which of the
+// run's jobs measured the row: 1 the first, 2 or 3 a later job that
+// measured cleanly a point the first refused). An older history is brought
+// to 3 when opened: the columns are added, its rows "" and NULL (no bound)
+// and job 1 (before version 3 every row was the first job's).
+constexpr int kSchemaVersion = 3;
 
 // The same text on both databases (sql_db.h).
 const char* const kSchema[] = {
@@ -44,6 +47,7 @@ const char* const kSchema[] = {
     " reference TEXT NOT NULL,"
     " bound TEXT NOT NULL DEFAULT '',"
     " hidden DOUBLE PRECISION,"
+    " job INTEGER NOT NULL DEFAULT 1,"
     " PRIMARY KEY (run_id, test, point, ratio))",
     "CREATE INDEX IF NOT EXISTS nbcguard_observations_series ON nbcguard_observations (test, point, ratio)",
 };
@@ -107,11 +111,14 @@ HistoryStore::HistoryStore(std::unique_ptr<SqlDb> db) : db_(std::move(db)) {
     if (v.empty()) {
       db_->Query("INSERT INTO nbcguard_history_schema (version) VALUES ($1)",
                  {std::to_string(kSchemaVersion)});
-    } else if (Text(v[0][0]) == "1") {
+    } else if (Text(v[0][0]) == "1" || Text(v[0][0]) == "2") {
       // Under the transaction's write lock: one client migrates, the others
-      // then read version 2.
-      db_->Query("ALTER TABLE nbcguard_observations ADD COLUMN bound TEXT NOT NULL DEFAULT ''");
-      db_->Query("ALTER TABLE nbcguard_observations ADD COLUMN hidden DOUBLE PRECISION");
+      // then read the current version.
+      if (Text(v[0][0]) == "1") {
+        db_->Query("ALTER TABLE nbcguard_observations ADD COLUMN bound TEXT NOT NULL DEFAULT ''");
+        db_->Query("ALTER TABLE nbcguard_observations ADD COLUMN hidden DOUBLE PRECISION");
+      }
+      db_->Query("ALTER TABLE nbcguard_observations ADD COLUMN job INTEGER NOT NULL DEFAULT 1");
       db_->Query("UPDATE nbcguard_history_schema SET version = $1", {std::to_string(kSchemaVersion)});
     } else if (Text(v[0][0]) != std::to_string(kSchemaVersion)) {
       throw HistoryDbError(db_->Describe() + ": history schema version " + Text(v[0][0]) +
@@ -143,11 +150,11 @@ bool HistoryStore::Ingest(const HistoryRun& run, const std::vector<HistoryObserv
     for (const HistoryObservation& o : rows)
       db_->Query(
           "INSERT INTO nbcguard_observations (run_id, test, point, comm_target, comp_target, ratio, median, ci_lo, "
-          "ci_hi, samples, valid, reason, diagnosis, reference, bound, hidden) "
-          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+          "ci_hi, samples, valid, reason, diagnosis, reference, bound, hidden, job) "
+          "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
           {run.run_id, o.test, o.point, Opt(o.comm_target), SqlNumber(o.comp_target), o.ratio, Opt(o.median),
            Opt(o.lo), Opt(o.hi), std::to_string(o.samples), o.valid ? "1" : "0", o.reason, o.diagnosis,
-           o.reference, o.bound, Opt(o.hidden)});
+           o.reference, o.bound, Opt(o.hidden), std::to_string(o.job)});
     db_->Commit();
   } catch (...) {
     db_->Rollback();
@@ -179,7 +186,7 @@ std::vector<std::vector<SeriesNight>> HistoryStore::Series(const std::string& sy
   const std::string sql =
       std::string("SELECT ") + kRunColumns +
       ", o.test, o.point, o.comm_target, o.comp_target, o.ratio, o.median, o.ci_lo, o.ci_hi, "
-      "o.samples, o.valid, o.reason, o.diagnosis, o.reference, o.bound, o.hidden "
+      "o.samples, o.valid, o.reason, o.diagnosis, o.reference, o.bound, o.hidden, o.job "
       "FROM nbcguard_observations o JOIN nbcguard_runs r ON r.run_id = o.run_id" +
       where + " ORDER BY r.system_name, o.test, o.point, o.ratio, r.run_date, r.run_id";
   std::vector<std::vector<SeriesNight>> series;
@@ -201,6 +208,7 @@ std::vector<std::vector<SeriesNight>> HistoryStore::Series(const std::string& sy
     n.obs.reference = Text(row[20]);
     n.obs.bound = Text(row[21]);
     n.obs.hidden = SqlToNumber(row[22]);
+    n.obs.job = static_cast<int>(SqlToNumber(row[23]).value_or(1));
     const bool same = !series.empty() && series.back().back().run.system_name == n.run.system_name &&
                       series.back().back().obs.test == n.obs.test &&
                       series.back().back().obs.point == n.obs.point &&

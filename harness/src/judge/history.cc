@@ -103,44 +103,80 @@ std::string RevisionOf(const HistoryRun& run) {
 
 }  // namespace
 
-std::vector<HistoryObservation> ObservationsOf(const TestResults& t) {
-  std::vector<HistoryObservation> rows;
-  for (const PointSamples& p : t.points) {
-    const std::string point = PointName(p.comm_target, p.comp_target);
-    for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown}) {
-      HistoryObservation o = Row(t, point, p.comm_target, p.comp_target, m);
-      o.diagnosis = p.diagnosis;
-      if (!p.valid) {
-        o.reason = p.invalid_reason.empty() ? "invalid" : p.invalid_reason;
-      } else if (!p.ratios_refused.empty()) {  // the ratios are not the library's alone
-        o.reason = p.ratios_refused;
-        // The ranks' unequal computing can only have lowered r_overhead and
-        // r_comm (docs/method.md, "Rank imbalance"): their figures are kept
-        // as lower bounds, never as values.
-        const auto r = p.ratios.find(m);
-        if ((m == Metric::kOverhead || m == Metric::kComm) && r != p.ratios.end()) {
-          Fill(r->second, &o);
-          if (o.valid) {
-            o.bound = "lower";
-            if (const auto h = p.hidden_by_imbalance.find(m); h != p.hidden_by_imbalance.end())
-              o.hidden = h->second;
-          }
-          o.valid = false;
+namespace {
+
+// A point whose figures the first job could not keep as values.
+bool Refused(const PointSamples& p) { return !p.valid || !p.ratios_refused.empty(); }
+
+bool SamePoint(const PointSamples& a, const PointSamples& b) {
+  const auto near = [](double x, double y) {
+    return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
+  };
+  return near(a.comm_target, b.comm_target) && near(a.comp_target, b.comp_target);
+}
+
+// The rows of one point of test t, as measured by job `job`.
+void PointRows(const TestResults& t, const PointSamples& p, int job, std::vector<HistoryObservation>* rows) {
+  const std::string point = PointName(p.comm_target, p.comp_target);
+  for (Metric m : {Metric::kOverhead, Metric::kComm, Metric::kCompSlowdown}) {
+    HistoryObservation o = Row(t, point, p.comm_target, p.comp_target, m);
+    o.diagnosis = p.diagnosis;
+    o.job = job;
+    if (!p.valid) {
+      o.reason = p.invalid_reason.empty() ? "invalid" : p.invalid_reason;
+    } else if (!p.ratios_refused.empty()) {  // the ratios are not the library's alone
+      o.reason = p.ratios_refused;
+      // The ranks' unequal computing can only have lowered r_overhead and
+      // r_comm (docs/method.md, "Rank imbalance"): their figures are kept
+      // as lower bounds, never as values.
+      const auto r = p.ratios.find(m);
+      if ((m == Metric::kOverhead || m == Metric::kComm) && r != p.ratios.end()) {
+        Fill(r->second, &o);
+        if (o.valid) {
+          o.bound = "lower";
+          if (const auto h = p.hidden_by_imbalance.find(m); h != p.hidden_by_imbalance.end())
+            o.hidden = h->second;
         }
-      } else {
-        const auto r = p.ratios.find(m);
-        if (r == p.ratios.end()) o.reason = "not measured";
-        else Fill(r->second, &o);
+        o.valid = false;
       }
-      rows.push_back(std::move(o));
+    } else {
+      const auto r = p.ratios.find(m);
+      if (r == p.ratios.end()) o.reason = "not measured";
+      else Fill(r->second, &o);
     }
+    rows->push_back(std::move(o));
   }
+}
+
+void ImpactRows(const TestResults& t, std::vector<HistoryObservation>* rows) {
   for (const auto& [comp, r] : t.mpi_impact) {
     HistoryObservation o =
         Row(t, PointName(std::numeric_limits<double>::quiet_NaN(), comp), NAN, comp, Metric::kMpiImpact);
     Fill(r, &o);
-    rows.push_back(std::move(o));
+    rows->push_back(std::move(o));
   }
+}
+
+}  // namespace
+
+std::vector<HistoryObservation> ObservationsOf(const TestResults& t) { return ObservationsOf(t, {}); }
+
+std::vector<HistoryObservation> ObservationsOf(const TestResults& first,
+                                               const std::vector<TestResults>& later) {
+  std::vector<HistoryObservation> rows;
+  for (const PointSamples& p : first.points) {
+    const PointSamples* taken = &p;
+    int job = 1;
+    for (std::size_t k = 0; Refused(p) && job == 1 && k < later.size(); ++k)
+      for (const PointSamples& q : later[k].points)
+        if (SamePoint(p, q) && !Refused(q)) {
+          taken = &q;
+          job = static_cast<int>(k) + 2;
+          break;
+        }
+    PointRows(first, *taken, job, &rows);
+  }
+  ImpactRows(first, &rows);
   return rows;
 }
 
