@@ -179,18 +179,23 @@ const PointResult* FindPoint(const std::vector<PointResult>& points, double comm
 
 // Where a finding stands in another job's points: its median past the same
 // limit, on the right side, or not measured there (no valid median), or
-// past a maximum only by what that job's rank imbalance can add (the slack
-// of a rank that computed longer lengthens the collective's first-start to
-// last-end time as a lack of progression would): such a job neither
-// confirms nor clears the finding.
+// on either side of a maximum only by what that job's rank imbalance can
+// move it (the slack of a rank that computed longer lengthens the
+// collective's first-start to last-end time as a lack of progression would,
+// and a rank that finished early can do the transfer in MPI_Wait, which
+// shortens it): such a job neither confirms nor clears the finding. Within
+// a maximum only with the slack in the library's favour (median <= max <
+// median + hidden) is the case Evaluate refuses in a first job.
 enum class Again { kPast, kInside, kNone, kByImbalance };
 Again LookAgain(Finding* f, const std::vector<PointResult>& again) {
   const PointResult* p = FindPoint(again, f->comm_target, f->comp_target);
   const Spread* s = p && p->valid ? &SpreadOf(*p, f->metric) : nullptr;
   if (!s || std::isnan(s->median)) return Again::kNone;
   f->again = *s;
-  if (!(f->is_max ? s->median > f->limit : s->median < f->limit)) return Again::kInside;
-  if (f->is_max && s->median - HiddenByImbalance(*p, f->metric) <= f->limit) return Again::kByImbalance;
+  const double hidden = f->is_max ? HiddenByImbalance(*p, f->metric) : 0;
+  if (!(f->is_max ? s->median > f->limit : s->median < f->limit))
+    return f->is_max && s->median + hidden > f->limit ? Again::kByImbalance : Again::kInside;
+  if (f->is_max && s->median - hidden <= f->limit) return Again::kByImbalance;
   return Again::kPast;
 }
 }  // namespace
