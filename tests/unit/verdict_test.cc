@@ -525,6 +525,16 @@ TEST(VerdictProjectFiles, EveryRuledCaseHasAPointInARegion) {
 
 // Confirm: the first job fails r_overhead <= 0.8 beyond noise at two
 // points; the second job measures them again.
+// The 16ms x 16ms point of g with r_overhead r, flagged for a rank
+// imbalance whose share of r_overhead is effect.
+PointResult* Imbalanced(std::vector<PointResult>& g, const Spread& r, double effect) {
+  PointResult* p = Find(g, 16e-3, 16e-3);
+  p->r_overhead = r;
+  p->imbalance.flagged = true;
+  p->imbalance.effect = effect;
+  return p;
+}
+
 struct TwoFailures {
   Rule rule = MakeRule("progress", {Max(Metric::kOverhead, 0.8)});
   std::vector<PointResult> first = Grid();
@@ -585,10 +595,7 @@ TEST(VerdictConfirmTest, MedianPastTheLimitConfirmsEvenWithinNoise) {
 TEST(VerdictConfirmTest, PastTheLimitOnlyByImbalanceIsLeftToAFurtherJob) {
   TwoFailures t;
   std::vector<PointResult> again = Grid();
-  PointResult* slow = Find(again, 16e-3, 16e-3);
-  slow->r_overhead = S(0.95, 0.9, 1.1);
-  slow->imbalance.flagged = true;
-  slow->imbalance.effect = 0.3;  // 0.95 - 0.3 = 0.65 <= 0.8
+  PointResult* slow = Imbalanced(again, S(0.95, 0.9, 1.1), 0.3);  // 0.95 - 0.3 = 0.65 <= 0.8
   Find(again, 4e-3, 16e-3)->r_overhead = S(0.81, 0.5, 1.2);
   const Verdict c = Confirm(t.v, again, Ctx(), {t.rule});
   EXPECT_FALSE(c.pass);
@@ -643,10 +650,7 @@ TEST(VerdictConfirmTest, PastTheLimitOnlyByImbalanceIsLeftToAFurtherJob) {
 TEST(VerdictConfirmTest, WithinTheLimitOnlyByImbalanceClearsNothing) {
   TwoFailures t;
   std::vector<PointResult> again = Grid();
-  PointResult* slow = Find(again, 16e-3, 16e-3);
-  slow->r_overhead = S(0.69, 0.10, 1.09);
-  slow->imbalance.flagged = true;
-  slow->imbalance.effect = 0.59;  // 0.69 + 0.59 = 1.28 > 0.8
+  PointResult* slow = Imbalanced(again, S(0.69, 0.10, 1.09), 0.59);  // 0.69 + 0.59 = 1.28 > 0.8
   Find(again, 4e-3, 16e-3)->r_overhead = S(0.95, 0.85, 1.05);
   const Verdict c = Confirm(t.v, again, Ctx(), {t.rule});
   EXPECT_FALSE(c.pass);
