@@ -677,7 +677,10 @@ int ConfirmRegressions(const TestSetup& t, JobOutcome* first, const std::vector<
 // A limit exceeded beyond noise is confirmed by a second job
 // (RunOptions::confirm), which also measures the points the first job could
 // not (invalid ones); then, in nightly mode, a regression against the
-// baseline fails like a threshold.
+// baseline fails like a threshold. A test left INCONCLUSIVE by its
+// thresholds (a point refused in every job) is compared with the baseline
+// too: its other points are measured, and a regression confirmed there
+// fails the test rather than hiding behind the refused point.
 int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
   int rc = first->rc;
   const Verdict& fv = first->verdict;
@@ -686,7 +689,7 @@ int OverlapJob::FinishTest(const TestSetup& t, JobOutcome* first) const {
   if ((rc == kFail || rc == kInconclusive) && t.ro.confirm && !oversubscribed &&
       (!fv.failures.empty() || !fv.invalid.empty()))
     rc = ConfirmFailures(t, first);
-  if ((rc == kPass || rc == kFail) && !t.ro.baseline.empty()) {
+  if ((rc == kPass || rc == kFail || rc == kInconclusive) && !t.ro.baseline.empty()) {
     const BaselineCheck b =
         CheckAgainstBaseline(first->results, first->results_path.string(), t.ro.baseline, std::cout);
     if (b.rc == kFail) {
