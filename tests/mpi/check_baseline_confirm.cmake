@@ -21,6 +21,7 @@
 # not asked for, and a part with no point left to compare ends the test as
 # INCONCLUSIVE, never as a pass.
 # -DDRIVER -DCONFIG -DCASE -DTHRESHOLDS -DOUT
+include(${CMAKE_CURRENT_LIST_DIR}/second_job.cmake)
 file(REMOVE_RECURSE "${OUT}")
 set(cmd "${DRIVER}" run "${CASE}" --thresholds "${THRESHOLDS}" --config "${CONFIG}")
 # The case's two points, in results.json's order: 2ms x 3ms, 2ms x 4ms.
@@ -51,9 +52,24 @@ macro(run_against_baseline what dir)
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("${out}")
   file(GLOB_RECURSE files "${OUT}/${dir}/*/results.json")
+  if(NOT files)
+    message(FATAL_ERROR "${what}: the run (exit ${rc}) wrote no results.json:\n${err}")
+  endif()
   file(READ "${files}" json)
   valid_in_all(compared "${original}" "${json}")
   if(compared STREQUAL "")
+    # Undecided only when a validity gate refused them, with its evidence
+    # kept (or the injection did); any other invalid point is a failure.
+    foreach(p RANGE 1)
+      foreach(text IN ITEMS original json)
+        string(JSON v GET "${${text}}" points ${p} valid)
+        refused_by_gate("${${text}}" ${p} refused)
+        if(NOT v AND NOT refused)
+          string(JSON why GET "${${text}}" points ${p} invalid_reason)
+          message(FATAL_ERROR "${what}: point ${p} invalid without a gate's evidence: ${why}")
+        endif()
+      endforeach()
+    endforeach()
     message("baseline-confirm INCONCLUSIVE: ${what}: no point valid in both the baseline and the run")
     return()
   endif()
@@ -86,6 +102,21 @@ function(with_sample_times out_var json key seconds)
   set(${out_var} "${json}" PARENT_SCOPE)
 endfunction()
 
+# A baseline with no valid point (every point refused beside a busy
+# neighbour) has nothing to compare: undecided when a gate's evidence
+# explains each point, a failure otherwise.
+valid_in_all(base_valid "${original}" "${original}")
+if(base_valid STREQUAL "")
+  foreach(p RANGE 1)
+    refused_by_gate("${original}" ${p} refused)
+    if(NOT refused)
+      string(JSON why GET "${original}" points ${p} invalid_reason)
+      message(FATAL_ERROR "the baseline run's point ${p} is invalid without a gate's evidence: ${why}")
+    endif()
+  endforeach()
+  message("baseline-confirm INCONCLUSIVE: the baseline run has no valid point")
+  return()
+endif()
 with_sample_times(base "${original}" t_comm_ref 1e-05)
 file(WRITE "${base_files}" "${base}")
 
@@ -95,6 +126,12 @@ file(WRITE "${base_files}" "${base}")
 #    undecided there, not confirmed; at least one must be confirmed.
 run_against_baseline("two jobs" confirmed)
 list(LENGTH compared ncompared)
+# The second job refused every place it was to compare: nothing confirmed,
+# nothing cleared (exit 5).
+if(rc EQUAL 5 AND NOT out MATCHES "\n  confirmed: " AND out MATCHES "undecided \\(the second job could not compare it\\)")
+  message("baseline-confirm INCONCLUSIVE: two jobs: the second job could not compare the regressions")
+  return()
+endif()
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "expected exit 1 (regressions confirmed by a second job), got ${rc}:\n${err}")
 endif()

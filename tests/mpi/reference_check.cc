@@ -249,7 +249,14 @@ int CheckMain(int argc, char** argv) {
     // wrong: inconclusive, measured again, and INCONCLUSIVE when no job
     // decides (check_reference.cmake). Any other invalid point fails.
     if (!p.at("valid").get<bool>()) {
-      const bool refused = p.contains("r_overhead");
+      // The sentinel may refuse a point with too few samples kept for
+      // figures; its tally is then the evidence (as refused_by_gate in
+      // second_job.cmake).
+      const bool refused =
+          p.contains("r_overhead") ||
+          (p.value("invalid_reason", std::string()).rfind("the machine was disturbed during the point", 0) ==
+               0 &&
+           p.contains("sentinel") && p.at("sentinel").is_object());
       refused_points += refused ? 1 : 0;
       CheckTrue(where, "valid", false,
                 std::string(refused ? "refused by a validity gate: " : "invalid: ") +

@@ -272,19 +272,28 @@ int RunTest(const Config& cfg, const TestInstance& test, const std::vector<Thres
   // One line CTest can tell apart (SKIP_REGULAR_EXPRESSION in
   // NbcguardDiscoverAddTests.cmake): reported as not run, never as passed.
   if (rc == kInconclusive) {
-    // The verdict after any second job (results.json), or else the baseline
-    // comparison. The lines start "points refused" or "undecided", which
-    // the generated tests' SKIP_REGULAR_EXPRESSION matches
+    // Why, from results.json: undecided regressions against the baseline
+    // first, then the verdict after any second job (both when both hold:
+    // a test the thresholds left undecided is compared with the baseline
+    // too). The line goes on "undecided" or "points refused", which the
+    // generated tests' SKIP_REGULAR_EXPRESSION matches
     // (NbcguardDiscoverAddTests.cmake).
-    const bool by_verdict = first.results.contains("verdict") && first.results["verdict"].is_object() &&
-                            first.results["verdict"].value("inconclusive", false);
-    std::cout << "INCONCLUSIVE " << test.Id() << ": "
-              << (by_verdict ? "points refused in every job that measured them, or a limit exceeded only "
-                               "by the one job that could judge its point; no limit exceeded in two jobs"
-                             : "undecided regression(s) against the baseline, none confirmed: seen where the "
-                               "results history does not know the between-run spread, or at points the "
-                               "second job could not compare")
-              << "; not a pass (exit " << kInconclusive << ")\n";
+    const json& r = first.results;
+    const bool by_verdict =
+        r.contains("verdict") && r["verdict"].is_object() && r["verdict"].value("inconclusive", false);
+    const bool by_baseline = r.contains("baseline") && r["baseline"].is_object() &&
+                             r["baseline"].contains("undecided") && r["baseline"]["undecided"].is_array() &&
+                             !r["baseline"]["undecided"].empty();
+    std::cout << "INCONCLUSIVE " << test.Id() << ": ";
+    if (by_baseline || !by_verdict)
+      std::cout << "undecided regression(s) against the baseline, none confirmed: seen where the results "
+                   "history does not know the between-run spread, or at points the second job could not "
+                   "compare"
+                << (by_verdict ? "; and " : "");
+    if (by_verdict)
+      std::cout << "points refused in every job that measured them, or a limit exceeded only by the one job "
+                   "that could judge its point; no limit exceeded in two jobs";
+    std::cout << "; not a pass (exit " << kInconclusive << ")\n";
   }
   return rc;
 }

@@ -28,7 +28,7 @@ foreach(c IN LISTS cases)
   set(ENV{NBCGUARD_FAKE_SEQUENCE} "${WORK}/sequence")
   execute_process(COMMAND ${CMAKE_COMMAND} -DDRIVER=${SOURCE_DIR}/sequential/fake-driver.sh -DCONFIG=none
                           -DOUT=${WORK}/out -DCASE=${SOURCE_DIR}/data/reference/background.yaml
-                          -DCHECKER=${SOURCE_DIR}/sequential/fake-checker.sh
+                          -DCHECKER=${SOURCE_DIR}/sequential/fake-checker.sh -DCHECKER_SELF_TEST=OFF
                           -P ${SOURCE_DIR}/check_reference.cmake
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   string(REGEX MATCHALL "fake check: exit" calls "${out}${err}")
